@@ -1,0 +1,117 @@
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!buf)
+        return NULL;
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+const char *tu_tmpdir(void)
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/warplab-test-XXXXXX");
+    return mkdtemp(dir);
+}
+
+const char *tu_path(const char *rel)
+{
+    static char bufs[8][4096];
+    static int slot;
+    const char *root = getenv("WARPLAB_ROOT");
+    char *b = bufs[slot++ % 8];
+    snprintf(b, sizeof bufs[0], "%s/%s", root ? root : ".", rel);
+    return b;
+}
+
+int tu_warplabv(tu_result *r, int n, const char *const *args)
+{
+    const char *bin = getenv("WARPLAB_BIN");
+    char outp[] = "/tmp/wl-out-XXXXXX", errp[] = "/tmp/wl-err-XXXXXX";
+    int fo = mkstemp(outp), fe = mkstemp(errp);
+    r->status = -1;
+    r->out = r->err = NULL;
+    if (!bin || fo < 0 || fe < 0)
+        goto done;
+    pid_t pid = fork();
+    if (pid == 0) {
+        char **argv = calloc((size_t)n + 2, sizeof *argv);
+        if (!argv)
+            _exit(127);
+        argv[0] = strdup(bin);
+        for (int i = 0; i < n; i++)
+            argv[i + 1] = strdup(args[i]);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execv(bin, argv);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid > 0 && waitpid(pid, &st, 0) == pid)
+        r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+done:
+    if (fo >= 0)
+        close(fo);
+    if (fe >= 0)
+        close(fe);
+    r->out = tu_read_file(outp, NULL);
+    r->err = tu_read_file(errp, NULL);
+    if (!r->out)
+        r->out = calloc(1, 1);
+    if (!r->err)
+        r->err = calloc(1, 1);
+    unlink(outp);
+    unlink(errp);
+    return r->status;
+}
+
+int tu_warplab(tu_result *r, ...)
+{
+    const char *args[128];
+    int n = 0;
+    va_list ap;
+    va_start(ap, r);
+    const char *a;
+    while (n < 128 && (a = va_arg(ap, const char *)) != NULL)
+        args[n++] = a;
+    va_end(ap);
+    return tu_warplabv(r, n, args);
+}
+
+void tu_free(tu_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
