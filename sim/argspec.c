@@ -258,6 +258,8 @@ static wl_status parse_random(const ctx *c, argspec *a, const token *args, int n
 {
     a->init = ARGSPEC_INIT_RANDOM;
     a->seed = ARGSPEC_DEFAULT_SEED;
+    if (nargs == 0)
+        return WL_OK;
     if (nargs == 1)
         return parse_unsigned(c, &args[0], "random SEED", &a->seed);
     if (nargs != 2 && nargs != 3)
