@@ -121,6 +121,7 @@ typedef struct {
     int line;                   /* line the reader returned last: the one being handled */
     int field_line[NFIELDS];    /* where each key was set; 0 = not yet */
     int section_line[NSECTIONS];
+    int last_section_line;      /* the latest [header] of any name */
     arch_t *out;
     diag_t *d;
     int failed;
@@ -148,6 +149,8 @@ static char *reader(char *str, int num, void *stream)
     const char *p = str;
     while (isspace((unsigned char)*p))
         p++;
+    if (*p == '[')
+        c->last_section_line = c->line;
     if (*p == '[')
         for (size_t i = 0; i < NSECTIONS; i++) {
             size_t len = strlen(sections[i]);
@@ -242,8 +245,10 @@ static int handler(void *user, const char *section, const char *name, const char
     int known_section = 0;
     for (size_t i = 0; i < NSECTIONS; i++)
         known_section |= !strcmp(section, sections[i]);
-    if (!known_section)
-        return fail(c, "unknown section [%s] (key '%s')", section, name);
+    if (!known_section) {
+        c->line = c->last_section_line; /* point at the header, not its first key */
+        return fail(c, "unknown section [%s]", section);
+    }
     const arch_field *fd = NULL;
     size_t idx = 0;
     for (; idx < NFIELDS; idx++)

@@ -194,21 +194,26 @@ static void add_inputs(cJSON *o, const arch_t *a, const occ_input *in)
 
 static const char *const vary_names[] = {"block_size", "registers", "shared_memory"};
 
+/* Each series as columns: values[i] with blocks_per_sm[i], warps_per_sm[i], occupancy[i]. */
 static void add_series(cJSON *o, const arch_t *a, const occ_input *in)
 {
     cJSON *s = cJSON_AddObjectToObject(o, "series");
     for (int w = 0; w < 3; w++) {
         occ_point pts[SERIES_MAX];
         int n = occ_series(a, in, (occ_vary)w, pts, SERIES_MAX);
-        cJSON *arr = cJSON_AddArrayToObject(s, vary_names[w]);
+        int v[SERIES_MAX], b[SERIES_MAX], wp[SERIES_MAX];
+        double occ[SERIES_MAX];
         for (int i = 0; i < n; i++) {
-            cJSON *p = cJSON_CreateObject();
-            cJSON_AddNumberToObject(p, "value", pts[i].value);
-            cJSON_AddNumberToObject(p, "blocks_per_sm", pts[i].blocks_per_sm);
-            cJSON_AddNumberToObject(p, "warps_per_sm", pts[i].warps_per_sm);
-            cJSON_AddNumberToObject(p, "occupancy", pts[i].occupancy);
-            cJSON_AddItemToArray(arr, p);
+            v[i] = pts[i].value;
+            b[i] = pts[i].blocks_per_sm;
+            wp[i] = pts[i].warps_per_sm;
+            occ[i] = pts[i].occupancy;
         }
+        cJSON *c = cJSON_AddObjectToObject(s, vary_names[w]);
+        cJSON_AddItemToObject(c, "values", cJSON_CreateIntArray(v, n));
+        cJSON_AddItemToObject(c, "blocks_per_sm", cJSON_CreateIntArray(b, n));
+        cJSON_AddItemToObject(c, "warps_per_sm", cJSON_CreateIntArray(wp, n));
+        cJSON_AddItemToObject(c, "occupancy", cJSON_CreateDoubleArray(occ, n));
     }
 }
 
