@@ -42,6 +42,8 @@ const char *isa_name(int op);              /* "add", "cp.async.wait_group"; "?" 
 ptx_unit isa_unit_class(int op);           /* as written in isa.def (may be PTX_UNIT_ARITH) */
 ptx_unit isa_unit(const ptx_insn *in);     /* resolved by type: never PTX_UNIT_ARITH */
 ptx_latclass isa_latclass(const ptx_insn *in); /* resolved (e.g. ld.shared -> SHMEM) */
+/* Operand shape from isa.def: destinations, min and max sources. */
+void isa_shape(int op, unsigned *ndst, unsigned *nsmin, unsigned *nsmax);
 const char *isa_unit_name(ptx_unit u);     /* "ALU", "FMA", ... */
 const char *isa_latclass_name(ptx_latclass c);
 

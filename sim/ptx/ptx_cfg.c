@@ -1,0 +1,298 @@
+/* ptx_cfg.c: basic blocks, CFG, immediate post-dominators, and the per-entry
+ * shared-memory layout.
+ *
+ * Hardware: since Volta each thread has its own PC and the compiler places
+ * BSSY/BSYNC pairs at reconvergence points it computes from the CFG. Classic
+ * SIMT (and GPGPU-Sim's PDOM model) reconverges a divergent warp at the
+ * branch's immediate post-dominator. We compute it here and the executor uses
+ * it; exit/ret/trap lead to a virtual exit node so that paths that only meet
+ * at thread exit have ipdom == nblocks.
+ *
+ * Algorithm: Cooper, Harvey & Kennedy, "A Simple, Fast Dominance Algorithm"
+ * (2001), run on the reverse CFG rooted at the virtual exit; iterative DFS, so
+ * huge functions cannot overflow the C stack.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx.h"
+#include "ptx_cfg.h"
+#include "ptx_int.h"
+
+int ptx_postdom(uint32_t n, const uint32_t *succ, const uint8_t *nsucc, int32_t *ipdom)
+{
+    uint32_t N = n + 1, ne = 0;
+    for (uint32_t i = 0; i < n; i++)
+        ne += nsucc[i];
+    /* predecessor lists (CSR): the reverse graph's successors */
+    uint32_t *pstart = calloc(N + 1, sizeof(uint32_t));
+    uint32_t *pred = malloc((ne ? ne : 1) * sizeof(uint32_t));
+    int32_t *po = malloc(N * sizeof(int32_t));   /* postorder number, -1 unvisited */
+    uint32_t *order = malloc(N * sizeof(uint32_t)); /* nodes by postorder */
+    uint32_t *stk = malloc(N * sizeof(uint32_t)), *it = calloc(N, sizeof(uint32_t));
+    int32_t *idom = malloc(N * sizeof(int32_t));
+    int rc = -1;
+    if (!pstart || !pred || !po || !order || !stk || !it || !idom)
+        goto out;
+    for (uint32_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < nsucc[i]; k++)
+            pstart[succ[2 * i + k] + 1]++;
+    for (uint32_t i = 0; i < N; i++)
+        pstart[i + 1] += pstart[i];
+    {
+        uint32_t *fill = malloc(N * sizeof(uint32_t));
+        if (!fill)
+            goto out;
+        memcpy(fill, pstart, N * sizeof(uint32_t));
+        for (uint32_t i = 0; i < n; i++)
+            for (unsigned k = 0; k < nsucc[i]; k++)
+                pred[fill[succ[2 * i + k]]++] = i;
+        free(fill);
+    }
+    /* DFS from the exit over predecessors, numbering in postorder */
+    for (uint32_t i = 0; i < N; i++) {
+        po[i] = -1;
+        idom[i] = -1;
+    }
+    uint32_t sp = 0, cnt = 0;
+    stk[sp++] = n;
+    po[n] = -2; /* on stack */
+    while (sp) {
+        uint32_t v = stk[sp - 1];
+        if (pstart[v] + it[v] < pstart[v + 1]) {
+            uint32_t u = pred[pstart[v] + it[v]++];
+            if (po[u] == -1) {
+                po[u] = -2;
+                stk[sp++] = u;
+            }
+        } else {
+            sp--;
+            po[v] = (int32_t)cnt;
+            order[cnt++] = v;
+        }
+    }
+    idom[n] = (int32_t)n;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t k = cnt - 1; k-- > 0;) { /* reverse postorder, skipping the exit */
+            uint32_t v = order[k];
+            int32_t nd = -1;
+            for (unsigned j = 0; j < nsucc[v]; j++) {
+                uint32_t s = succ[2 * v + j];
+                if (idom[s] < 0)
+                    continue;
+                if (nd < 0) {
+                    nd = (int32_t)s;
+                    continue;
+                }
+                uint32_t a = s, b = (uint32_t)nd;
+                while (a != b) {
+                    while (po[a] < po[b])
+                        a = (uint32_t)idom[a];
+                    while (po[b] < po[a])
+                        b = (uint32_t)idom[b];
+                }
+                nd = (int32_t)a;
+            }
+            if (nd >= 0 && idom[v] != nd) {
+                idom[v] = nd;
+                changed = 1;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        ipdom[i] = po[i] >= 0 ? idom[i] : -1;
+    rc = 0;
+out:
+    free(pstart);
+    free(pred);
+    free(po);
+    free(order);
+    free(stk);
+    free(it);
+    free(idom);
+    return rc;
+}
+
+static int ends_thread(unsigned op)
+{
+    return op == PTX_OP_RET || op == PTX_OP_EXIT || op == PTX_OP_TRAP;
+}
+
+wl_status pcfg_build(ptx_func *f, ptx_arena *a, diag_t *d, const char *fname)
+{
+    uint32_t ni = f->ninsns;
+    f->nblocks = 0;
+    f->blocks = NULL;
+    if (ni == 0)
+        return WL_OK;
+    uint8_t *lead = calloc(ni + 1, 1);
+    if (!lead)
+        return diag_set(d, WL_EUSAGE, fname, 0, 0, "out of memory");
+    lead[0] = 1;
+    for (uint32_t i = 0; i < ni; i++) {
+        const ptx_insn *in = &f->insns[i];
+        if (in->op == PTX_OP_BRA) {
+            lead[in->target] = 1;
+            lead[i + 1] = 1;
+        } else if (ends_thread(in->op)) {
+            lead[i + 1] = 1;
+        }
+    }
+    uint32_t nb = 0;
+    for (uint32_t i = 0; i < ni; i++)
+        nb += lead[i];
+    ptx_block *b = parena_alloc(a, nb * sizeof(ptx_block));
+    uint32_t *succ = malloc(2 * (size_t)nb * sizeof(uint32_t));
+    uint8_t *ns = malloc(nb);
+    int32_t *ip = malloc(nb * sizeof(int32_t));
+    wl_status st = WL_OK;
+    if (!b || !succ || !ns || !ip) {
+        st = diag_set(d, WL_EUSAGE, fname, 0, 0, "out of memory");
+        goto out;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < ni; i++) {
+        if (lead[i]) {
+            if (i > 0)
+                b[k - 1].last = i - 1;
+            b[k].first = i;
+            k++;
+        }
+        f->insns[i].block = (int32_t)(k - 1);
+    }
+    b[nb - 1].last = ni - 1;
+    for (uint32_t j = 0; j < nb; j++) {
+        const ptx_insn *last = &f->insns[b[j].last];
+        uint32_t fall = j + 1; /* == nb (exit) after the last block */
+        uint32_t s[2];
+        unsigned n = 0;
+        if (last->op == PTX_OP_BRA) {
+            uint32_t t = (uint32_t)last->target < ni ? (uint32_t)f->insns[last->target].block : nb;
+            if (last->guard >= 0)
+                s[n++] = fall;
+            if (n == 0 || s[0] != t)
+                s[n++] = t;
+        } else if (ends_thread(last->op)) {
+            if (last->guard >= 0)
+                s[n++] = fall;
+            if (n == 0 || s[0] != nb)
+                s[n++] = nb;
+        } else {
+            s[n++] = fall;
+        }
+        b[j].nsucc = (uint8_t)n;
+        for (unsigned q = 0; q < 2; q++)
+            b[j].succ[q] = succ[2 * j + q] = q < n ? s[q] : nb;
+        ns[j] = (uint8_t)n;
+    }
+    if (ptx_postdom(nb, succ, ns, ip) < 0) {
+        st = diag_set(d, WL_EUSAGE, fname, 0, 0, "out of memory");
+        goto out;
+    }
+    for (uint32_t j = 0; j < nb; j++)
+        b[j].ipdom = ip[j];
+    f->blocks = b;
+    f->nblocks = nb;
+out:
+    free(lead);
+    free(succ);
+    free(ns);
+    free(ip);
+    return st;
+}
+
+/* Marks functions reachable from entry e through calls (worklist). */
+static uint32_t reachable(const ptx_module *m, uint32_t e, uint8_t *seen, uint32_t *work)
+{
+    uint32_t nw = 0, head = 0;
+    memset(seen, 0, m->nfuncs);
+    seen[e] = 1;
+    work[nw++] = e;
+    while (head < nw) {
+        const ptx_func *f = &m->funcs[work[head++]];
+        for (uint32_t i = 0; i < f->ninsns; i++) {
+            int32_t t = f->insns[i].target;
+            if (f->insns[i].op == PTX_OP_CALL && t >= 0 && !seen[t]) {
+                seen[t] = 1;
+                work[nw++] = (uint32_t)t;
+            }
+        }
+    }
+    return nw;
+}
+
+wl_status pcfg_layout_smem(ptx_module *m, ptx_arena *a, diag_t *d, const char *fname)
+{
+    if (m->nfuncs == 0)
+        return WL_OK;
+    uint8_t *seen = malloc(m->nfuncs), *used = malloc(m->nvars ? m->nvars : 1);
+    uint32_t *work = malloc(m->nfuncs * sizeof(uint32_t));
+    wl_status st = WL_OK;
+    if (!seen || !used || !work) {
+        st = diag_set(d, WL_EUSAGE, fname, 0, 0, "out of memory");
+        goto out;
+    }
+    for (uint32_t e = 0; e < m->nfuncs && st == WL_OK; e++) {
+        ptx_func *f = &m->funcs[e];
+        f->dyn_smem_var = PTX_NONE;
+        if (!f->is_entry || f->is_decl)
+            continue;
+        uint32_t nw = reachable(m, e, seen, work);
+        memset(used, 0, m->nvars ? m->nvars : 1);
+        for (uint32_t w = 0; w < nw; w++) {
+            const ptx_func *g = &m->funcs[work[w]];
+            for (uint32_t i = 0; i < g->nops; i++) {
+                const ptx_operand *o = &g->ops[i];
+                if ((o->kind == PTX_OPND_ADDR || o->kind == PTX_OPND_SYM) &&
+                    o->symkind == PTX_SYM_MODVAR && o->space == PTX_SPACE_SHARED)
+                    used[o->sym] = 1;
+            }
+        }
+        uint32_t n = 0, dyn_align = 16;
+        for (uint32_t v = 0; v < m->nvars; v++)
+            n += used[v] && !m->vars[v].unsized;
+        f->smem = parena_alloc(a, (n ? n : 1) * sizeof(ptx_smem));
+        f->smem_off = parena_alloc(a, (m->nvars ? m->nvars : 1) * sizeof(uint32_t));
+        if (!f->smem || !f->smem_off) {
+            st = diag_set(d, WL_EUSAGE, fname, 0, 0, "out of memory");
+            break;
+        }
+        uint64_t off = 0;
+        for (uint32_t v = 0; v < m->nvars; v++) {
+            const ptx_var *var = &m->vars[v];
+            f->smem_off[v] = UINT32_MAX;
+            if (!used[v])
+                continue;
+            if (var->unsized) {
+                if (f->dyn_smem_var < 0)
+                    f->dyn_smem_var = (int32_t)v;
+                if (var->align > dyn_align)
+                    dyn_align = var->align;
+                continue;
+            }
+            off = palign_up(off, var->align);
+            f->smem[f->nsmem].var = v;
+            f->smem[f->nsmem].offset = (uint32_t)off;
+            f->smem_off[v] = (uint32_t)off;
+            f->nsmem++;
+            off += var->size;
+            if (off > PTX_MAX_SMEM_BYTES) {
+                st = diag_set(d, WL_EUSAGE, fname, (int)f->line, (int)f->col,
+                              "static shared memory of '%s' exceeds %u bytes", f->name,
+                              PTX_MAX_SMEM_BYTES);
+                break;
+            }
+        }
+        f->smem_static = (uint32_t)off;
+        f->dyn_smem_offset = (uint32_t)palign_up(off, dyn_align);
+        for (uint32_t v = 0; v < m->nvars; v++)
+            if (used[v] && m->vars[v].unsized)
+                f->smem_off[v] = f->dyn_smem_offset;
+    }
+out:
+    free(seen);
+    free(used);
+    free(work);
+    return st;
+}
