@@ -1,0 +1,481 @@
+/* wl-harness: runs every case of gpu/cases.txt on a real NVIDIA GPU.
+ *
+ *   wl-harness --cases gpu/cases.txt --out DIR [--only NAME]... [--ncu] [--min-time S]
+ *
+ * Per case (timing build):  fill the arguments with sim/argspec.c (the bytes `warplab run` uses),
+ * run once and compare the checked buffers with the CPU reference (gpu/reference/), query
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor and cudaFuncGetAttributes, warm up, then time
+ * every run with its own pair of CUDA events (>= --min-time seconds in total, 200 runs at least,
+ * 5000 at most) and write DIR/NAME.json.
+ * The probe build (compiled with -DWL_PROBE, binary wl-harness-probe) instead launches the
+ * instrumented kernels once and writes DIR/NAME.probe.json with per-warp and per-block SM,
+ * start and end (%globaltimer); gpu/harness/merge.py folds it into NAME.json.
+ * --ncu: launch each selected case exactly once, no checks, no timing: the target of one
+ * `ncu` process over all cases (ncu's launch IDs follow the case order, listed in DIR/ncu-order.txt).
+ * The kernels are linked in (kernels_all.cuh), looked up by name in the table below.
+ */
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <vector>
+
+extern "C" {
+#include "diag.h" /* a C header without C++ guards: give its functions C linkage */
+}
+#include "cases.h"
+#include "reference.h"
+#include "kernels_all.cuh"
+
+struct h_kernel {
+    const char *name;
+    const void *fn;
+};
+
+static const h_kernel h_kernels[] = {
+#define H_ENTRY(name, params) {#name, (const void *)name},
+    REF_KERNELS(H_ENTRY)
+#undef H_ENTRY
+};
+
+static const void *h_lookup(const char *name)
+{
+    for (const h_kernel &k : h_kernels)
+        if (strcmp(k.name, name) == 0)
+            return k.fn;
+    return nullptr;
+}
+
+#define H_CHECK(call)                                                                         \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));                   \
+            goto fail;                                                                        \
+        }                                                                                     \
+    } while (0)
+
+static void h_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void h_device_json(FILE *f)
+{
+    int dev = 0, v = 0, drv = 0, rt = 0;
+    cudaDeviceProp p;
+    cudaGetDevice(&dev);
+    cudaGetDeviceProperties(&p, dev);
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    fprintf(f, "  \"gpu\": {\"name\": ");
+    h_json_str(f, p.name);
+    fprintf(f, ", \"cc\": \"%d.%d\", \"sm_count\": %d", p.major, p.minor, p.multiProcessorCount);
+    cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, dev);
+    fprintf(f, ", \"sm_clock_max_khz\": %d", v);
+    cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, dev);
+    fprintf(f, ", \"mem_clock_khz\": %d", v);
+    cudaDeviceGetAttribute(&v, cudaDevAttrGlobalMemoryBusWidth, dev);
+    fprintf(f, ", \"mem_bus_bits\": %d", v);
+    fprintf(f, ", \"l2_bytes\": %d, \"driver_version\": %d, \"runtime_version\": %d},\n",
+            p.l2CacheSize, drv, rt);
+    char date[64];
+    time_t now = time(nullptr);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(f, "  \"date\": \"%s\",\n", date);
+}
+
+static void h_case_json(FILE *f, const cases_case *c)
+{
+    fprintf(f, "  \"case\": ");
+    h_json_str(f, c->name);
+    fprintf(f, ",\n  \"ptx\": ");
+    h_json_str(f, c->ptx);
+    fprintf(f, ",\n  \"kernel\": ");
+    h_json_str(f, c->kernel);
+    fprintf(f, ",\n  \"grid\": [%u, %u, %u],\n  \"block\": [%u, %u, %u],\n  \"smem\": %u,\n",
+            c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2], c->smem);
+    fprintf(f, "  \"args\": [");
+    for (int i = 0; i < c->nargs; ++i) {
+        fprintf(f, i ? ", " : "");
+        h_json_str(f, c->argtext[i]);
+    }
+    fprintf(f, "],\n");
+}
+
+struct h_run {
+    const cases_case *c;
+    const void *fn;
+    cases_arg host[CASES_MAX_ARGS];
+    void *dev[CASES_MAX_ARGS];
+    void *params[CASES_MAX_ARGS];
+};
+
+static void h_release(h_run *r)
+{
+    for (int i = 0; i < r->c->nargs; ++i)
+        if (r->dev[i])
+            cudaFree(r->dev[i]);
+    cases_free_args(r->c, r->host);
+}
+
+/* Fills the host arguments and uploads the buffers. */
+static int h_prepare(h_run *r, const cases_case *c, char *err, size_t errlen)
+{
+    diag_t d;
+    diag_clear(&d);
+    memset(r, 0, sizeof *r);
+    r->c = c;
+    r->fn = h_lookup(c->kernel);
+    if (!r->fn) {
+        snprintf(err, errlen, "kernel %s is not linked into the harness", c->kernel);
+        return -1;
+    }
+    if (cases_fill_args(c, r->host, &d) != WL_OK) {
+        snprintf(err, errlen, "%s", d.msg);
+        return -1;
+    }
+    for (int i = 0; i < c->nargs; ++i) {
+        if (c->args[i].is_buffer) {
+            H_CHECK(cudaMalloc(&r->dev[i], r->host[i].bytes ? r->host[i].bytes : 1));
+            H_CHECK(cudaMemcpy(r->dev[i], r->host[i].p, r->host[i].bytes, cudaMemcpyHostToDevice));
+            r->params[i] = &r->dev[i];
+        } else {
+            r->params[i] = r->host[i].p;
+        }
+    }
+    return 0;
+fail:
+    h_release(r);
+    return -1;
+}
+
+static cudaError_t h_launch(h_run *r)
+{
+    const cases_case *c = r->c;
+    dim3 g(c->grid[0], c->grid[1], c->grid[2]), b(c->block[0], c->block[1], c->block[2]);
+    cudaError_t e = cudaLaunchKernel(r->fn, g, b, r->params, c->smem, 0);
+    return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+#ifndef WL_PROBE
+/* One run from the initial contents, compared with the CPU reference. */
+static int h_check(h_run *r, FILE *f, char *err, size_t errlen)
+{
+    const cases_case *c = r->c;
+    diag_t d;
+    diag_clear(&d);
+    int ok = 1;
+    std::vector<unsigned char> got;
+    H_CHECK(h_launch(r));
+    H_CHECK(cudaDeviceSynchronize());
+    if (ref_run(c, r->host, &d) != WL_OK) {
+        snprintf(err, errlen, "%s", d.msg);
+        return -1;
+    }
+    fprintf(f, "  \"check\": [");
+    for (int k = 0; k < c->nchecks; ++k) {
+        const cases_check *chk = &c->checks[k];
+        got.resize(r->host[chk->arg].bytes);
+        H_CHECK(cudaMemcpy(got.data(), r->dev[chk->arg], got.size(), cudaMemcpyDeviceToHost));
+        char msg[256];
+        uint64_t bad = cases_compare(c, chk, got.data(), r->host[chk->arg].p, msg, sizeof msg);
+        fprintf(f, "%s{\"arg\": %d, \"mode\": \"%s\", \"tol\": %g, \"mismatches\": %llu, \"first\": ",
+                k ? ", " : "", chk->arg,
+                chk->mode == CASES_CHECK_EXACT ? "exact" : chk->mode == CASES_CHECK_REL ? "rel" : "abs",
+                chk->tol, (unsigned long long)bad);
+        h_json_str(f, msg);
+        fprintf(f, "}");
+        if (bad) {
+            ok = 0;
+            fprintf(stderr, "  %s: MISMATCH %llu elements, %s\n", c->name, (unsigned long long)bad, msg);
+        }
+    }
+    fprintf(f, "],\n  \"correct\": %s,\n", ok ? "true" : "false");
+    return ok ? 0 : 1;
+fail:
+    return -1;
+}
+
+static int h_info(h_run *r, FILE *f, char *err, size_t errlen)
+{
+    const cases_case *c = r->c;
+    int blocks = 0;
+    cudaFuncAttributes at;
+    unsigned tpb = c->block[0] * c->block[1] * c->block[2];
+    H_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, r->fn, (int)tpb, c->smem));
+    H_CHECK(cudaFuncGetAttributes(&at, r->fn));
+    fprintf(f, "  \"occupancy_api\": {\"blocks_per_sm\": %d, \"warps_per_sm\": %u},\n", blocks,
+            blocks * ((tpb + 31) / 32));
+    fprintf(f, "  \"attributes\": {\"num_regs\": %d, \"local_size_bytes\": %zu, "
+               "\"shared_size_bytes\": %zu, \"const_size_bytes\": %zu, \"max_threads_per_block\": %d, "
+               "\"ptx_version\": %d, \"binary_version\": %d},\n",
+            at.numRegs, at.localSizeBytes, at.sharedSizeBytes, at.constSizeBytes,
+            at.maxThreadsPerBlock, at.ptxVersion, at.binaryVersion);
+    return 0;
+fail:
+    return -1;
+}
+
+static double h_pct(std::vector<float> &v, double p)
+{
+    size_t i = (size_t)std::lround(p * (double)(v.size() - 1));
+    return v[i];
+}
+
+static int h_time(h_run *r, FILE *f, double min_time, char *err, size_t errlen)
+{
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    std::vector<cudaEvent_t> ev;
+    std::vector<float> ms;
+    float one = 0;
+    int runs;
+    H_CHECK(cudaEventCreate(&e0));
+    H_CHECK(cudaEventCreate(&e1));
+    for (int w = 0; w < 3; ++w)
+        H_CHECK(h_launch(r)); /* warm-up: caches, clocks, lazy module loading */
+    H_CHECK(cudaEventRecord(e0));
+    H_CHECK(h_launch(r));
+    H_CHECK(cudaEventRecord(e1));
+    H_CHECK(cudaEventSynchronize(e1));
+    H_CHECK(cudaEventElapsedTime(&one, e0, e1));
+    runs = (int)std::min(5000.0, std::max(200.0, std::ceil(min_time * 1e3 / std::max(one, 1e-3f))));
+    ev.resize((size_t)runs + 1);
+    for (cudaEvent_t &e : ev)
+        H_CHECK(cudaEventCreate(&e));
+    /* Back-to-back launches, one event between consecutive runs: run i = ev[i] .. ev[i+1]. */
+    H_CHECK(cudaEventRecord(ev[0]));
+    for (int i = 0; i < runs; ++i) {
+        H_CHECK(h_launch(r));
+        H_CHECK(cudaEventRecord(ev[(size_t)i + 1]));
+    }
+    H_CHECK(cudaEventSynchronize(ev[(size_t)runs]));
+    ms.resize((size_t)runs);
+    for (int i = 0; i < runs; ++i)
+        H_CHECK(cudaEventElapsedTime(&ms[(size_t)i], ev[(size_t)i], ev[(size_t)i + 1]));
+    {
+        double sum = 0;
+        for (float x : ms)
+            sum += x;
+        std::vector<float> s = ms;
+        std::sort(s.begin(), s.end());
+        fprintf(f, "  \"timing\": {\"method\": \"cudaEvent per run, back-to-back launches after 3 "
+                   "warm-ups\", \"runs\": %d, \"median_us\": %.3f, \"p10_us\": %.3f, \"p90_us\": %.3f, "
+                   "\"min_us\": %.3f, \"max_us\": %.3f, \"mean_us\": %.3f, \"first_us\": %.3f},\n",
+                runs, 1e3 * h_pct(s, 0.5), 1e3 * h_pct(s, 0.1), 1e3 * h_pct(s, 0.9), 1e3 * s.front(),
+                1e3 * s.back(), 1e3 * sum / runs, 1e3 * one);
+    }
+    for (cudaEvent_t e : ev)
+        cudaEventDestroy(e);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 0;
+fail:
+    return -1;
+}
+#else
+/* The instrumented run: per-warp records, blocks derived from their warps. */
+#define H_PROBE_CAP (1u << 21)
+#define H_JSON_WARPS 8192
+#define H_JSON_BLOCKS 8192
+
+/* Which of n records go into the JSON: all when n <= cap, else the first and the last cap/2
+ * (the start of the first wave and the tail); every record names its block and warp. */
+static bool h_keep(unsigned i, unsigned n, unsigned cap)
+{
+    return n <= cap || i < cap / 2 || i >= n - cap / 2;
+}
+
+static int h_probe(h_run *r, FILE *f, double /* min_time: timing build only */, char *err,
+                   size_t errlen)
+{
+    const cases_case *c = r->c;
+    uint64_t nw = cases_warps(c);
+    unsigned cap = (unsigned)std::min<uint64_t>(nw, H_PROBE_CAP);
+    unsigned tpb = c->block[0] * c->block[1] * c->block[2], wpb = (tpb + 31) / 32;
+    wl_probe_rec *d = nullptr;
+    std::vector<wl_probe_rec> h(cap);
+    H_CHECK(cudaMalloc(&d, (size_t)cap * sizeof(wl_probe_rec)));
+    H_CHECK(cudaMemset(d, 0, (size_t)cap * sizeof(wl_probe_rec)));
+    H_CHECK(cudaMemcpyToSymbol(wl_probe_buf, &d, sizeof d));
+    H_CHECK(cudaMemcpyToSymbol(wl_probe_cap, &cap, sizeof cap));
+    H_CHECK(h_launch(r)); /* warm-up, then the recorded run */
+    H_CHECK(cudaDeviceSynchronize());
+    H_CHECK(cudaMemset(d, 0, (size_t)cap * sizeof(wl_probe_rec)));
+    H_CHECK(h_launch(r));
+    H_CHECK(cudaDeviceSynchronize());
+    H_CHECK(cudaMemcpy(h.data(), d, (size_t)cap * sizeof(wl_probe_rec), cudaMemcpyDeviceToHost));
+    cudaFree(d);
+    d = nullptr;
+    {
+        unsigned long long t0 = ~0ull, t1 = 0;
+        for (const wl_probe_rec &w : h) {
+            t0 = std::min(t0, w.start);
+            t1 = std::max(t1, w.end);
+        }
+        unsigned nb = cap / wpb;
+        fprintf(f, "  \"probe\": {\"clock\": \"%%globaltimer ns, relative to the first warp start\", "
+                   "\"span_ns\": %llu, \"warps_total\": %llu, \"warps_recorded\": %u, "
+                   "\"warps_in_json\": %u, \"blocks_in_json\": %u, \"truncated\": %s, \"kept\": "
+                   "\"all, or the first and last halves of the cap\"},\n",
+                t1 - t0, (unsigned long long)nw, cap, std::min(cap, (unsigned)H_JSON_WARPS),
+                std::min(nb, (unsigned)H_JSON_BLOCKS),
+                (nw > H_JSON_WARPS || nb > H_JSON_BLOCKS) ? "true" : "false");
+        fprintf(f, "  \"blocks\": [");
+        for (unsigned b = 0, first = 1; b < nb; ++b) {
+            if (!h_keep(b, nb, H_JSON_BLOCKS))
+                continue;
+            unsigned long long s = ~0ull, e = 0;
+            for (unsigned w = 0; w < wpb; ++w) {
+                s = std::min(s, h[(size_t)b * wpb + w].start);
+                e = std::max(e, h[(size_t)b * wpb + w].end);
+            }
+            fprintf(f, "%s\n    {\"block\": %u, \"sm\": %u, \"start_ns\": %llu, \"end_ns\": %llu}",
+                    first ? "" : ",", b, h[(size_t)b * wpb].smid, s - t0, e - t0);
+        }
+        fprintf(f, "],\n  \"warps\": [");
+        for (unsigned i = 0, first = 1; i < cap; ++i) {
+            if (!h_keep(i, cap, H_JSON_WARPS))
+                continue;
+            fprintf(f, "%s\n    {\"block\": %u, \"warp\": %u, \"sm\": %u, \"hw_warp\": %u, "
+                       "\"start_ns\": %llu, \"end_ns\": %llu}",
+                    first ? "" : ",", i / wpb, i % wpb, h[i].smid, h[i].warpid, h[i].start - t0,
+                    h[i].end - t0);
+            first = 0;
+        }
+        fprintf(f, "],\n");
+    }
+    return 0;
+fail:
+    if (d)
+        cudaFree(d);
+    return -1;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    const char *cases_path = "gpu/cases.txt", *out = nullptr;
+    std::vector<const char *> only;
+    int ncu = 0;
+    double min_time = 0.3;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--cases") && i + 1 < argc)
+            cases_path = argv[++i];
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only.push_back(argv[++i]);
+        else if (!strcmp(argv[i], "--ncu"))
+            ncu = 1;
+        else if (!strcmp(argv[i], "--min-time") && i + 1 < argc)
+            min_time = atof(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s --cases FILE --out DIR [--only NAME]... [--ncu] "
+                            "[--min-time S]\n", argv[0]);
+            return 1;
+        }
+    }
+    if (!out) {
+        fprintf(stderr, "%s: --out DIR is required\n", argv[0]);
+        return 1;
+    }
+    cases_list l;
+    diag_t d;
+    diag_clear(&d);
+    if (cases_load(cases_path, &l, &d) != WL_OK) {
+        char msg[1400];
+        diag_format(&d, msg, sizeof msg);
+        fprintf(stderr, "%s\n", msg);
+        return 1;
+    }
+    int failures = 0;
+    FILE *order = nullptr;
+    if (ncu) {
+        char p[1024];
+        snprintf(p, sizeof p, "%s/ncu-order.txt", out);
+        order = fopen(p, "w");
+    }
+    for (int k = 0; k < l.n; ++k) {
+        const cases_case *c = &l.v[k];
+        bool want = only.empty();
+        for (const char *o : only)
+            want |= strcmp(o, c->name) == 0;
+        if (!want)
+            continue;
+        char err[1024] = "", path[1024];
+        h_run r;
+        if (h_prepare(&r, c, err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", c->name, err);
+            ++failures;
+            continue;
+        }
+        if (ncu) {
+            cudaError_t e = h_launch(&r);
+            if (e == cudaSuccess)
+                e = cudaDeviceSynchronize();
+            if (e != cudaSuccess) {
+                fprintf(stderr, "%s: %s\n", c->name, cudaGetErrorString(e));
+                ++failures;
+            } else if (order) {
+                fprintf(order, "%s\n", c->name);
+            }
+            h_release(&r);
+            continue;
+        }
+#ifdef WL_PROBE
+        snprintf(path, sizeof path, "%s/%s.probe.json", out, c->name);
+#else
+        snprintf(path, sizeof path, "%s/%s.json", out, c->name);
+#endif
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            fprintf(stderr, "%s: cannot write %s\n", c->name, path);
+            h_release(&r);
+            return 1;
+        }
+        fprintf(f, "{\n");
+        h_device_json(f);
+        h_case_json(f, c);
+        int st;
+#ifdef WL_PROBE
+        st = h_probe(&r, f, min_time, err, sizeof err);
+#else
+        st = h_check(&r, f, err, sizeof err);
+        if (st >= 0 && h_info(&r, f, err, sizeof err))
+            st = -1;
+        if (st >= 0 && h_time(&r, f, min_time, err, sizeof err))
+            st = -1;
+#endif
+        fprintf(f, "  \"status\": ");
+        h_json_str(f, st < 0 ? err : st ? "wrong result" : "ok");
+        fprintf(f, "\n}\n");
+        fclose(f);
+        printf("%-20s %s\n", c->name, st < 0 ? err : st ? "WRONG RESULT" : "ok");
+        fflush(stdout);
+        failures += st != 0;
+        h_release(&r);
+        if (st < 0 && cudaDeviceSynchronize() != cudaSuccess) {
+            fprintf(stderr, "sticky CUDA error after %s: stopping\n", c->name);
+            return 2;
+        }
+    }
+    if (order)
+        fclose(order);
+    cases_free(&l);
+    printf("%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}
