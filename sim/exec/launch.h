@@ -36,8 +36,8 @@ typedef struct {
 
 typedef struct {
     uint64_t warp_insts, thread_insts, blocks_done;
-    /* Conditional branches executed, counted once per warp instruction; divergent ones split
-     * the warp. branch_efficiency = 1 - divergent/branches, which is Nsight Compute's
+    /* Branch instructions (bra) executed, counted once per warp; divergent ones split the
+     * warp. branch_efficiency = 1 - divergent/branches, which is Nsight Compute's
      * "Branch Efficiency" (non-divergent / total branches); 1.0 when there are no branches. */
     uint64_t branches, divergent_branches;
     double branch_efficiency;

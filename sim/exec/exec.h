@@ -1,0 +1,124 @@
+/* exec: functional SIMT execution of one CTA's warps, one warp instruction at a time.
+ *
+ * The timing model decides WHEN a warp issues; exec decides WHAT the instruction does:
+ * exec_warp_step() executes the warp's next instruction and reports the opcode, unit, active
+ * lanes, registers read and written, per-lane memory addresses, and barrier/branch/exit effects.
+ *
+ * Model (see docs/exec.md):
+ * - 32 lanes per warp; registers are 64-bit slots reg[slot][lane] holding the register's bits
+ *   zero-extended; predicates are slots holding 0/1.
+ * - SIMT reconvergence stack per warp: a divergent branch pushes the two paths, both reconverging
+ *   at the immediate post-dominator of the branch's block (from the IR). Calls push a frame.
+ *   Pre-Volta stack semantics: the warp runs one path at a time until it reaches the
+ *   reconvergence point. Volta's independent thread scheduling is NOT modelled: __syncwarp
+ *   (bar.warp.sync) is a no-op, and code that needs lanes of one warp to make progress on
+ *   different paths concurrently (intra-warp spin locks, divergent __syncthreads on both paths)
+ *   deadlocks here where a Volta+ GPU might not.
+ * - Barriers count threads: a warp arriving adds its active lanes; without a thread count the
+ *   barrier expects every thread of the CTA that has not exited (exited threads count as
+ *   arrived, as on the hardware); with a count it expects exactly that many.
+ */
+#ifndef WL_EXEC_H
+#define WL_EXEC_H
+
+#include <stdint.h>
+
+#include "devmem.h"
+#include "diag.h"
+#include "ir.h"
+
+/* Generic-address windows (generic = what cvta produces and plain ld/st use):
+ * shared: EXEC_SHARED_WINDOW + offset in the CTA's shared memory;
+ * local:  EXEC_LOCAL_WINDOW + offset in the thread's local memory;
+ * everything else is a global (devmem) address; .const variables live in devmem too, so a
+ * const-space address equals its generic address. */
+#define EXEC_SHARED_WINDOW UINT64_C(0x00007d0000000000)
+#define EXEC_LOCAL_WINDOW UINT64_C(0x00007e0000000000)
+#define EXEC_WINDOW_SIZE UINT64_C(0x0000000100000000)
+
+typedef struct exec_prog exec_prog;   /* a kernel pre-decoded for one launch */
+typedef struct exec_block exec_block; /* one resident CTA */
+
+/* What a launch needs to know about the grid (a subset of launch_config). */
+typedef struct {
+    uint32_t grid[3], block[3];
+    uint32_t dyn_smem;
+    const void *params;
+    size_t params_size;
+    int num_sms;
+} exec_grid;
+
+/* Pre-decodes kernel k (and every .func it calls) for one launch: resolves symbols (module
+ * .global/.const variables are allocated in mem here), lays out frames, turns operands into slot
+ * indices. Errors: WL_EUNSUPPORTED for constructs exec cannot run (with file:line:col),
+ * WL_EUSAGE for a bad grid/param size. */
+wl_status exec_prog_create(const ptx_module *m, const ptx_func *k, const exec_grid *g,
+                           devmem_t *mem, exec_prog **out, diag_t *d);
+void exec_prog_destroy(exec_prog *p);
+
+/* A CTA at block index (x, y, z), all its warps at the first instruction. NULL on out of memory
+ * (d set). */
+exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_t *d);
+void exec_block_destroy(exec_block *b);
+int exec_block_nwarps(const exec_block *b);
+
+typedef enum {
+    EXEC_WARP_READY,   /* can issue */
+    EXEC_WARP_BARRIER, /* waiting at a bar.sync / barrier.sync */
+    EXEC_WARP_DONE,    /* every lane exited */
+} exec_warp_state;
+exec_warp_state exec_warp_state_of(const exec_block *b, int warp);
+int exec_block_done(const exec_block *b);
+
+#define EXEC_MAX_REGS 8
+/* What one warp instruction did. */
+typedef struct {
+    uint16_t opcode;      /* ptx_opcode */
+    uint8_t unit;         /* ptx_unit (resolved) */
+    uint8_t latclass;     /* ptx_latclass (resolved) */
+    int func;             /* module->funcs index of the function executing */
+    uint32_t pc;          /* instruction index in that function */
+    uint32_t line, col;   /* PTX position */
+    uint32_t loc_line;    /* .loc source line (0 when none) */
+    uint32_t active;      /* lanes active at issue (SIMT stack top) */
+    uint32_t exec_mask;   /* lanes that executed (active and guard true) */
+    uint8_t nsrc, ndst;   /* registers read / written (IR register indices of `func`) */
+    int32_t src[EXEC_MAX_REGS], dst[EXEC_MAX_REGS];
+    /* memory */
+    uint8_t mem_space;    /* ptx_space actually accessed (generic resolved); NONE if no memory */
+    uint8_t mem_load, mem_store, mem_atomic;
+    uint32_t mem_size;    /* bytes per lane */
+    uint64_t addr[32];    /* per lane, valid in exec_mask (space-relative for shared/local) */
+    /* control */
+    uint8_t is_branch, divergent, is_barrier, exited, yielded, is_call, is_ret;
+    uint8_t bar_id;
+    uint32_t bar_count;   /* threads expected (0 = whole CTA) */
+    uint32_t exit_mask;   /* lanes that exited on this instruction */
+} exec_step_info;
+
+/* Executes warp's next instruction. out may be NULL (the fast functional path). The warp must be
+ * READY. Errors: WL_EFAULT (bad access: message like compute-sanitizer), WL_EUNSUPPORTED,
+ * WL_EDEADLOCK (SIMT stack / recursion overflow). */
+wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d);
+
+/* What a block executed: warp instructions, guard-true lanes summed, branch instructions (bra,
+ * per warp) and how many of them diverged, warp instructions per opcode. */
+typedef struct {
+    uint64_t warp_insts, thread_insts, branches, divergent_branches;
+    uint64_t op_count[PTX_OP_COUNT];
+} exec_counts;
+const exec_counts *exec_block_counts(const exec_block *b);
+
+/* Runs the block's warps round-robin until all exit: each warp runs until it blocks at a
+ * barrier, yields (failed mbarrier wait, nanosleep) or exits. Stops with WL_EDEADLOCK when the
+ * block has executed more than max_insts warp instructions or no warp can progress (the message
+ * names the barrier, the waiting warps and the arrival count). Adds the block's counts to *c
+ * (may be NULL). */
+wl_status exec_block_run(exec_block *b, uint64_t max_insts, exec_counts *c, diag_t *d);
+/* One scheduling round of exec_block_run (each ready warp runs until it blocks, yields or exits);
+ * *progressed is 0 when no warp could run. exec_block_stuck fills the deadlock diag. */
+wl_status exec_block_round(exec_block *b, uint64_t max_insts, int *progressed, diag_t *d);
+wl_status exec_block_stuck(const exec_block *b, diag_t *d);
+void exec_counts_add(exec_counts *c, const exec_counts *x);
+
+#endif

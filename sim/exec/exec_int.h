@@ -1,0 +1,164 @@
+/* exec_int: the executor's internal data structures, shared by exec.c (warp stepping, SIMT,
+ * barriers), xdec.c (pre-decoding), xop.c (per-lane arithmetic) and xmem.c (memory spaces).
+ * Not part of the public API: the timing model and the CLI use exec.h and launch.h. */
+#ifndef WL_EXEC_INT_H
+#define WL_EXEC_INT_H
+
+#include <stdint.h>
+
+#include "devmem.h"
+#include "diag.h"
+#include "exec.h"
+#include "ir.h"
+
+#define XPC_END UINT32_MAX   /* reconvergence at the function's virtual exit */
+#define XNSCRATCH 6          /* per-frame scratch slots for sregs/addresses used as values */
+#define XMAX_OPS 6           /* operands kept per decoded instruction (call uses xcall) */
+#define XMAX_SIMT 256        /* SIMT stack entries per warp */
+#define XMAX_FRAMES 64       /* call depth per warp */
+#define XFULL 0xffffffffu
+
+/* Frame-relative address bases (per thread, in local memory), or none. */
+enum { XB_NONE = 0, XB_LOCAL, XB_CALLPARAM, XB_PARAM, XB_RET };
+/* Operand kinds after decoding. */
+enum { XO_NONE = 0, XO_SLOT, XO_ADDR, XO_VEC };
+/* Memory spaces as the executor sees them. */
+enum { XS_NONE = 0, XS_GLOBAL, XS_SHARED, XS_LOCAL, XS_KPARAM, XS_GENERIC };
+/* Type kinds. */
+enum { XK_NONE = 0, XK_B, XK_U, XK_S, XK_F, XK_H, XK_BF, XK_PRED, XK_H2, XK_BF2 };
+
+typedef struct {
+    uint8_t kind, neg, base, n;
+    uint8_t bits;      /* XO_SLOT: declared width of the register (for writes) */
+    uint8_t space;     /* XO_ADDR: space of the symbol (ptx_space) or NONE */
+    uint8_t vbits[4];  /* XO_VEC: widths */
+    int32_t slot;      /* XO_SLOT: slot; XO_ADDR: base-register slot or -1 */
+    int32_t vec[4];    /* XO_VEC: slots, -1 for the sink `_` */
+    int64_t off;       /* XO_ADDR: constant part (symbol address resolved) */
+} xop;
+
+/* A value computed into a scratch slot before the instruction runs. */
+typedef struct {
+    int32_t slot;
+    uint16_t sreg;     /* ptx_sreg, or UINT16_MAX for an address */
+    uint8_t opnd;      /* which operand (for addresses) */
+} xpre;
+
+typedef struct {
+    uint16_t op;
+    uint8_t t0, t1, k0, k1, w0, w1; /* types, kinds, widths in bits */
+    uint8_t unit, lat, vec, space;  /* space: XS_* for memory instructions */
+    uint8_t mode, aop, cmp, boolop, round, mul, npre, nops;
+    uint32_t flags;
+    int32_t guard;                  /* slot or -1 */
+    uint8_t guard_neg;
+    int32_t target;                 /* bra: insn index; call: index into prog->calls */
+    uint32_t reconv;                /* bra: reconvergence pc (XPC_END: function end) */
+    xpre pre[3];
+    xop o[XMAX_OPS];
+    const ptx_insn *ir;
+} xinsn;
+
+typedef struct {
+    int callee;                      /* module func index */
+    uint32_t nret, narg;
+    uint32_t *ret_src, *ret_dst, *ret_size; /* callee ret offsets -> caller call-param offsets */
+    uint32_t *arg_src, *arg_dst, *arg_size; /* caller call-param offsets -> callee param offsets */
+} xcall;
+
+typedef struct {
+    int decoded;
+    const ptx_func *f;
+    xinsn *ins;
+    uint32_t n;
+    uint32_t nregs, nimm, nslots;
+    uint64_t *imm;                   /* values of slots nregs .. nregs+nimm-1 */
+    uint32_t frame_bytes;            /* per-thread local-memory frame */
+    uint32_t off_local, off_cp, off_param, off_ret;
+} xfunc;
+
+struct exec_prog {
+    const ptx_module *m;
+    const ptx_func *k;
+    int kindex;
+    exec_grid g;
+    uint8_t *params;                 /* copy of the kernel's param space */
+    uint32_t params_size;
+    uint32_t smem_bytes;             /* static + dynamic */
+    uint32_t local_bytes;            /* per thread: deepest chain of frames */
+    xfunc *funcs;                    /* indexed like m->funcs */
+    xcall *calls;
+    uint32_t ncalls, calls_cap;
+    uint64_t *var_addr;              /* devmem address of each module .global/.const var */
+    devmem_t *mem;
+};
+
+typedef struct {
+    uint32_t pc, rpc, mask;
+} xsimt;
+
+typedef struct {
+    int func;
+    uint32_t reg_off;                /* first slot of this frame in the warp's register stack */
+    uint32_t local_base;             /* frame start in each thread's local memory */
+    uint32_t simt_base;              /* index of this frame's base SIMT entry */
+    uint32_t returned;               /* lanes that executed ret inside divergent code */
+    int32_t call_insn;               /* caller's call instruction (index into caller's ins) */
+} xframe;
+
+typedef struct {
+    uint64_t *regs;                  /* slots x 32 lanes, frames stacked */
+    uint32_t regs_cap;               /* in slots */
+    xsimt simt[XMAX_SIMT];
+    int sp;
+    xframe frames[XMAX_FRAMES];
+    int fp;
+    uint32_t live;                   /* lanes not exited */
+    uint32_t carry;                  /* CC.CF per lane */
+    int state;                       /* exec_warp_state */
+    int bar;                         /* barrier waited on */
+    uint32_t bar_line;
+    uint8_t *local;                  /* 32 x prog->local_bytes */
+    uint16_t tid[3][32];
+    uint8_t yield;                   /* ran a failed try_wait / nanosleep: let others run */
+    int32_t red_slot;                /* bar.red destination: absolute slot, -1 when none */
+    uint8_t red_pred;                /* bar.red destination is a predicate */
+    uint32_t red_mask;
+} xwarp;
+
+typedef struct {
+    uint32_t arrived;                /* threads arrived in the current phase */
+    uint32_t expected;               /* 0: all non-exited threads */
+    uint32_t waiting;                /* warps blocked (bitmask, <= 32 warps per CTA) */
+    uint32_t red_popc;
+    uint8_t red_and, red_or, red_aop;
+    uint32_t line, col;
+} xbar;
+
+struct exec_block {
+    const exec_prog *p;
+    uint32_t ctaid[3];
+    int nwarps;
+    uint32_t nthreads, exited;
+    xwarp *w;
+    uint8_t *smem;
+    xbar bars[16];
+    exec_counts cnt;
+};
+
+/* xdec.c */
+wl_status xdec_func(exec_prog *p, int fi, diag_t *d);
+/* xop.c: executes an arithmetic/logic/conversion instruction for lanes in m.
+ * Returns WL_OK or WL_EUNSUPPORTED (d set). */
+wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry, diag_t *d);
+/* xmem.c */
+wl_status xmem_exec(exec_block *b, int warp, const xinsn *in, uint32_t m, exec_step_info *out,
+                    diag_t *d);
+/* Fault / unsupported message helpers (exec.c). */
+wl_status exec_fail(const exec_block *b, int warp, int lane, const xinsn *in, wl_status st,
+                    diag_t *d, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* Slot access: the 32 lanes of slot s in the current frame. */
+#define XR(regs, s) ((regs) + (size_t)(s) * 32u)
+
+#endif

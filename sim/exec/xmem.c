@@ -1,0 +1,415 @@
+/* xmem: memory instructions of the executor: ld/st in every state space (with .v2/.v4),
+ * generic addressing through the shared/local windows, atomics, cp.async and mbarrier objects.
+ * Every access is bounds- and alignment-checked per lane and faults like compute-sanitizer. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exec_int.h"
+#include "ptx.h"
+#include "sem.h"
+#include "semf.h"
+
+static const char *space_label(int s)
+{
+    switch (s) {
+    case XS_GLOBAL: return "__global__";
+    case XS_SHARED: return "__shared__";
+    case XS_LOCAL: return "__local__";
+    case XS_KPARAM: return "__param__";
+    default: return "generic";
+    }
+}
+
+static int ptx_space_of(int s)
+{
+    switch (s) {
+    case XS_GLOBAL: return PTX_SPACE_GLOBAL;
+    case XS_SHARED: return PTX_SPACE_SHARED;
+    case XS_LOCAL: return PTX_SPACE_LOCAL;
+    case XS_KPARAM: return PTX_SPACE_PARAM;
+    default: return PTX_SPACE_NONE;
+    }
+}
+
+/* The address of an XO_ADDR operand for lane l (space-relative, frame bases added). */
+static uint64_t lane_addr(const xwarp *W, const uint64_t *regs, const xop *o, int l)
+{
+    uint64_t a = (uint64_t)o->off;
+    if (o->slot >= 0)
+        a += XR(regs, o->slot)[l];
+    if (o->base != XB_NONE)
+        a += W->frames[W->fp - 1].local_base;
+    return a;
+}
+
+/* Translates lane l's access of size bytes; resolves generic addresses (*space is updated to the
+ * space really accessed, *addr to the space-relative address). NULL + fault diag on error. */
+static uint8_t *xlate(exec_block *b, int warp, int l, const xinsn *in, int *space, uint64_t *addr,
+                      uint32_t size, int write, diag_t *d, wl_status *st)
+{
+    const exec_prog *p = b->p;
+    xwarp *W = &b->w[warp];
+    uint64_t a = *addr;
+    if (*space == XS_GENERIC) {
+        if (a - EXEC_SHARED_WINDOW < EXEC_WINDOW_SIZE) {
+            *space = XS_SHARED;
+            a -= EXEC_SHARED_WINDOW;
+        } else if (a - EXEC_LOCAL_WINDOW < EXEC_WINDOW_SIZE) {
+            *space = XS_LOCAL;
+            a -= EXEC_LOCAL_WINDOW;
+        } else {
+            *space = XS_GLOBAL;
+        }
+        *addr = a;
+    }
+    const char *what = write ? "write" : "read";
+    if (size > 1 && (a & (size - 1)) != 0) {
+        *st = exec_fail(b, warp, l, in, WL_EFAULT, d,
+                        "invalid %s %s of size %u bytes: address 0x%llx is misaligned",
+                        space_label(*space), what, size, (unsigned long long)a);
+        return NULL;
+    }
+    uint8_t *h = NULL;
+    switch (*space) {
+    case XS_GLOBAL:
+        h = devmem_translate(p->mem, a, size);
+        if (!h) {
+            char desc[300];
+            devmem_describe(p->mem, a, desc, sizeof desc);
+            *st = exec_fail(b, warp, l, in, WL_EFAULT, d,
+                            "invalid __global__ %s of size %u bytes: address 0x%llx is out of "
+                            "bounds (%s)", what, size, (unsigned long long)a, desc);
+            return NULL;
+        }
+        return h;
+    case XS_SHARED:
+        if (a < p->smem_bytes && size <= p->smem_bytes - a)
+            return b->smem + a;
+        *st = exec_fail(b, warp, l, in, WL_EFAULT, d,
+                        "invalid __shared__ %s of size %u bytes: offset 0x%llx is out of bounds "
+                        "(the block has %u bytes of shared memory)", what, size,
+                        (unsigned long long)a, p->smem_bytes);
+        return NULL;
+    case XS_LOCAL:
+        if (a < p->local_bytes && size <= p->local_bytes - a)
+            return W->local + (size_t)l * p->local_bytes + a;
+        *st = exec_fail(b, warp, l, in, WL_EFAULT, d,
+                        "invalid __local__ %s of size %u bytes: offset 0x%llx is out of bounds "
+                        "(each thread has %u bytes of local memory)", what, size,
+                        (unsigned long long)a, p->local_bytes);
+        return NULL;
+    case XS_KPARAM:
+        if (!write && a < p->params_size && size <= p->params_size - a)
+            return p->params + a;
+        *st = exec_fail(b, warp, l, in, WL_EFAULT, d,
+                        "invalid kernel-parameter %s of size %u bytes at offset 0x%llx "
+                        "(%u bytes of parameters)", what, size, (unsigned long long)a,
+                        p->params_size);
+        return NULL;
+    default:
+        *st = exec_fail(b, warp, l, in, WL_EUNSUPPORTED, d,
+                        "unsupported by the executor: state space of '%s'",
+                        isa_name(in->ir->op));
+        return NULL;
+    }
+}
+
+static uint64_t load_le(const uint8_t *h, uint32_t n)
+{
+    uint64_t v = 0;
+    memcpy(&v, h, n); /* little-endian host */
+    return v;
+}
+
+static void note(exec_step_info *out, int l, uint64_t a, int space, uint32_t size)
+{
+    if (!out)
+        return;
+    out->addr[l] = a;
+    out->mem_space = (uint8_t)ptx_space_of(space);
+    out->mem_size = size;
+}
+
+static const xop *addr_opnd(const xinsn *in, int *idx)
+{
+    *idx = 0;
+    for (int k = 0; k < in->nops; k++)
+        if (in->o[k].kind == XO_ADDR) {
+            *idx = k;
+            return &in->o[k];
+        }
+    return NULL;
+}
+
+static wl_status do_ldst(exec_block *b, int warp, const xinsn *in, uint32_t m,
+                         exec_step_info *out, diag_t *d)
+{
+    xwarp *W = &b->w[warp];
+    uint64_t *regs = W->regs + (size_t)W->frames[W->fp - 1].reg_off * 32;
+    int ai;
+    const xop *a = addr_opnd(in, &ai);
+    int store = in->op == PTX_OP_ST;
+    if (!a || ai + 1 >= in->nops + (store ? 0 : 1))
+        return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "memory operand missing");
+    const xop *v = store ? &in->o[ai + 1] : &in->o[0];
+    uint32_t esz = in->w0 / 8, nv = in->vec;
+    if (in->w0 == 128 || esz == 0)
+        return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d,
+                         "unsupported by the executor: %u-bit memory access", in->w0);
+    int sgn = in->k0 == XK_S;
+    if (out) {
+        out->mem_load = (uint8_t)!store;
+        out->mem_store = (uint8_t)store;
+    }
+    wl_status st = WL_OK;
+    for (int l = 0; l < 32; l++) {
+        if (!((m >> l) & 1))
+            continue;
+        int space = in->space;
+        uint64_t addr = lane_addr(W, regs, a, l);
+        uint8_t *h = xlate(b, warp, l, in, &space, &addr, esz * nv, store, d, &st);
+        if (!h)
+            return st;
+        note(out, l, addr, space, esz * nv);
+        for (uint32_t e = 0; e < nv; e++) {
+            int32_t slot = v->kind == XO_VEC ? v->vec[e] : v->slot;
+            int bits = v->kind == XO_VEC ? v->vbits[e] : v->bits;
+            if (slot < 0)
+                continue;
+            uint64_t *R = XR(regs, slot);
+            if (store) {
+                uint64_t x = R[l];
+                memcpy(h + e * esz, &x, esz);
+            } else {
+                uint64_t x = load_le(h + e * esz, esz);
+                if (sgn)
+                    x = sem_sext(x, (int)esz * 8);
+                R[l] = bits >= 64 ? x : x & ((UINT64_C(1) << bits) - 1);
+            }
+        }
+    }
+    return WL_OK;
+}
+
+static uint64_t atom_apply(const xinsn *in, uint64_t old, uint64_t bv, uint64_t cv, int w)
+{
+    int s = in->k0 == XK_S;
+    uint64_t mask = w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
+    old &= mask;
+    bv &= mask;
+    switch (in->aop) {
+    case PTX_AOP_ADD:
+        if (in->k0 == XK_F && w == 32) /* atom.add.f32: round to nearest, subnormals flushed */
+            return semf_bits32(semf_ftz(semf_ftz(semf_f32((uint32_t)old)) +
+                                        semf_ftz(semf_f32((uint32_t)bv))));
+        if (in->k0 == XK_F)
+            return semf_bits64(semf_f64(old) + semf_f64(bv));
+        return (old + bv) & mask;
+    case PTX_AOP_INC: return old >= bv ? 0 : old + 1;
+    case PTX_AOP_DEC: return (old == 0 || old > bv) ? bv : old - 1;
+    case PTX_AOP_MIN:
+        if (in->k0 == XK_F)
+            return w == 32 ? semf_bits32((float)semf_min(semf_f32((uint32_t)old),
+                                                         semf_f32((uint32_t)bv), 0))
+                           : semf_bits64(semf_min(semf_f64(old), semf_f64(bv), 0));
+        return sem_min(s ? sem_sext(old, w) : old, s ? sem_sext(bv, w) : bv, s) & mask;
+    case PTX_AOP_MAX:
+        if (in->k0 == XK_F)
+            return w == 32 ? semf_bits32((float)semf_max(semf_f32((uint32_t)old),
+                                                         semf_f32((uint32_t)bv), 0))
+                           : semf_bits64(semf_max(semf_f64(old), semf_f64(bv), 0));
+        return sem_max(s ? sem_sext(old, w) : old, s ? sem_sext(bv, w) : bv, s) & mask;
+    case PTX_AOP_EXCH: return bv;
+    case PTX_AOP_CAS: return old == bv ? (cv & mask) : old;
+    case PTX_AOP_AND: return old & bv;
+    case PTX_AOP_OR: return old | bv;
+    case PTX_AOP_XOR: return old ^ bv;
+    default: return old;
+    }
+}
+
+static wl_status do_atom(exec_block *b, int warp, const xinsn *in, uint32_t m,
+                         exec_step_info *out, diag_t *d)
+{
+    xwarp *W = &b->w[warp];
+    uint64_t *regs = W->regs + (size_t)W->frames[W->fp - 1].reg_off * 32;
+    int ai;
+    const xop *a = addr_opnd(in, &ai);
+    int red = in->op == PTX_OP_RED;
+    if (!a || ai + 1 >= in->nops || (in->aop == PTX_AOP_CAS && ai + 2 >= in->nops))
+        return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "atomic operand missing");
+    const xop *dst = red ? NULL : &in->o[0];
+    const uint64_t *B = XR(regs, in->o[ai + 1].slot);
+    const uint64_t *C = in->aop == PTX_AOP_CAS ? XR(regs, in->o[ai + 2].slot) : NULL;
+    int w = in->w0;
+    uint32_t size = (uint32_t)w / 8;
+    if ((w != 32 && w != 64) || in->aop == PTX_AOP_NONE || in->vec > 1)
+        return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d,
+                         "unsupported by the executor: this form of '%s'", isa_name(in->ir->op));
+    if (out)
+        out->mem_atomic = 1;
+    wl_status st = WL_OK;
+    /* Lanes apply their operations one after another in lane order (deterministic). */
+    for (int l = 0; l < 32; l++) {
+        if (!((m >> l) & 1))
+            continue;
+        int space = in->space;
+        uint64_t addr = lane_addr(W, regs, a, l);
+        uint8_t *h = xlate(b, warp, l, in, &space, &addr, size, 1, d, &st);
+        if (!h)
+            return st;
+        note(out, l, addr, space, size);
+        uint64_t old = load_le(h, size);
+        uint64_t nv = atom_apply(in, old, B[l], C ? C[l] : 0, w);
+        memcpy(h, &nv, size);
+        if (dst && dst->slot >= 0)
+            XR(regs, dst->slot)[l] = old & (dst->bits >= 64 ? ~UINT64_C(0) :
+                                            (UINT64_C(1) << dst->bits) - 1);
+    }
+    return WL_OK;
+}
+
+/* mbarrier object (8 bytes of shared memory): bits 0-19 pending arrivals, 20-39 expected
+ * arrivals per phase, bit 63 the current phase parity. The state token returned by arrive holds
+ * the phase parity at arrival in bit 63. Transaction counts (expect_tx) are not modelled. */
+#define MB_CNT(v) ((v) & 0xfffffu)
+#define MB_EXP(v) (((v) >> 20) & 0xfffffu)
+#define MB_PHASE(v) ((v) >> 63)
+
+static uint64_t mb_make(uint64_t pending, uint64_t expected, uint64_t phase)
+{
+    return (pending & 0xfffff) | ((expected & 0xfffff) << 20) | (phase << 63);
+}
+
+static uint64_t mb_arrive(uint8_t *h, uint32_t count, int drop)
+{
+    uint64_t v = load_le(h, 8);
+    uint64_t tok = MB_PHASE(v) << 63;
+    uint64_t pend = MB_CNT(v), exp = MB_EXP(v), ph = MB_PHASE(v);
+    if (drop && exp > 0)
+        exp--;
+    pend = pend > count ? pend - count : 0;
+    if (pend == 0) {
+        ph ^= 1;
+        pend = exp;
+    }
+    v = mb_make(pend, exp, ph);
+    memcpy(h, &v, 8);
+    return tok;
+}
+
+static wl_status do_mbar(exec_block *b, int warp, const xinsn *in, uint32_t m,
+                         exec_step_info *out, diag_t *d)
+{
+    xwarp *W = &b->w[warp];
+    uint64_t *regs = W->regs + (size_t)W->frames[W->fp - 1].reg_off * 32;
+    if (in->op == PTX_OP_MBAR_PENDING_COUNT) {
+        const uint64_t *S = XR(regs, in->o[1].slot);
+        for (int l = 0; l < 32; l++)
+            if ((m >> l) & 1)
+                XR(regs, in->o[0].slot)[l] = MB_CNT(S[l]);
+        return WL_OK;
+    }
+    int ai;
+    const xop *a = addr_opnd(in, &ai);
+    if (!a)
+        return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "mbarrier without an address");
+    wl_status st = WL_OK;
+    int failed = 0;
+    for (int l = 0; l < 32; l++) {
+        if (!((m >> l) & 1))
+            continue;
+        int space = in->space;
+        uint64_t addr = lane_addr(W, regs, a, l);
+        uint8_t *h = xlate(b, warp, l, in, &space, &addr, 8, 1, d, &st);
+        if (!h)
+            return st;
+        note(out, l, addr, space, 8);
+        switch (in->op) {
+        case PTX_OP_MBAR_INIT: {
+            uint64_t c = XR(regs, in->o[ai + 1].slot)[l];
+            uint64_t v = mb_make(c, c, 0);
+            memcpy(h, &v, 8);
+            break;
+        }
+        case PTX_OP_MBAR_INVAL: memset(h, 0, 8); break;
+        case PTX_OP_MBAR_ARRIVE: case PTX_OP_MBAR_ARRIVE_DROP: {
+            uint32_t c = in->nops > ai + 1 ? (uint32_t)XR(regs, in->o[ai + 1].slot)[l] : 1;
+            uint64_t tok = mb_arrive(h, c, in->op == PTX_OP_MBAR_ARRIVE_DROP);
+            if (ai > 0 && in->o[0].kind == XO_SLOT && in->o[0].slot >= 0)
+                XR(regs, in->o[0].slot)[l] = tok;
+            break;
+        }
+        case PTX_OP_CP_ASYNC_MBAR_ARRIVE:
+            /* copies are complete at once: without .noinc the pending count is raised and
+             * then lowered again (no net effect); with .noinc it is one arrival */
+            if (in->flags & PTX_F_NOINC)
+                mb_arrive(h, 1, 0);
+            break;
+        case PTX_OP_MBAR_TEST_WAIT: case PTX_OP_MBAR_TRY_WAIT: {
+            uint64_t v = load_le(h, 8);
+            uint64_t arg = XR(regs, in->o[ai + 1].slot)[l];
+            uint64_t want = in->mode == PTX_MBAR_PARITY ? (arg & 1) : MB_PHASE(arg);
+            int done = MB_PHASE(v) != want;
+            XR(regs, in->o[0].slot)[l] = (uint64_t)done;
+            failed |= !done;
+            break;
+        }
+        default: break; /* expect_tx / complete_tx: transaction counts not modelled */
+        }
+    }
+    if (failed) { /* let the other warps run: the phase completes only through them */
+        W->yield = 1;
+        if (out)
+            out->yielded = 1;
+    }
+    return WL_OK;
+}
+
+static wl_status do_cp_async(exec_block *b, int warp, const xinsn *in, uint32_t m,
+                             exec_step_info *out, diag_t *d)
+{
+    xwarp *W = &b->w[warp];
+    uint64_t *regs = W->regs + (size_t)W->frames[W->fp - 1].reg_off * 32;
+    const xop *da = &in->o[0], *sa = &in->o[1];
+    if (da->kind != XO_ADDR || sa->kind != XO_ADDR || in->nops < 3)
+        return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "unsupported form of cp.async");
+    wl_status st = WL_OK;
+    if (out)
+        out->mem_load = out->mem_store = 1;
+    for (int l = 0; l < 32; l++) {
+        if (!((m >> l) & 1))
+            continue;
+        uint32_t n = (uint32_t)XR(regs, in->o[2].slot)[l];
+        uint32_t srcn = in->nops > 3 ? (uint32_t)XR(regs, in->o[3].slot)[l] : n;
+        if (n != 4 && n != 8 && n != 16)
+            return exec_fail(b, warp, l, in, WL_EFAULT, d, "cp.async size %u is not 4, 8 or 16",
+                             n);
+        if (srcn > n)
+            srcn = n;
+        int ds = XS_SHARED, ss = XS_GLOBAL;
+        uint64_t dad = lane_addr(W, regs, da, l), sad = lane_addr(W, regs, sa, l);
+        uint8_t *dh = xlate(b, warp, l, in, &ds, &dad, n, 1, d, &st);
+        if (!dh)
+            return st;
+        uint8_t *sh = srcn ? xlate(b, warp, l, in, &ss, &sad, srcn, 0, d, &st) : dh;
+        if (!sh)
+            return st;
+        note(out, l, dad, ds, n);
+        memmove(dh, sh, srcn);
+        memset(dh + srcn, 0, n - srcn);
+    }
+    return WL_OK;
+}
+
+wl_status xmem_exec(exec_block *b, int warp, const xinsn *in, uint32_t m, exec_step_info *out,
+                    diag_t *d)
+{
+    switch (in->op) {
+    case PTX_OP_LD: case PTX_OP_LDU: case PTX_OP_ST: return do_ldst(b, warp, in, m, out, d);
+    case PTX_OP_ATOM: case PTX_OP_RED: return do_atom(b, warp, in, m, out, d);
+    case PTX_OP_CP_ASYNC: return do_cp_async(b, warp, in, m, out, d);
+    default: return do_mbar(b, warp, in, m, out, d);
+    }
+}
