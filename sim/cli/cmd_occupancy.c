@@ -331,6 +331,11 @@ static int run_batch(const arch_t *a, const char *path)
     wl_status st = WL_OK;
     while (st == WL_OK && fgets(line, sizeof line, f)) {
         lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            st = diag_set(&d, WL_EUSAGE, path, lineno, 0, "line longer than %d characters",
+                          (int)sizeof line - 2);
+            break;
+        }
         char *fld[8];
         int n = split_csv(line, fld, 8);
         if (n == 1 && !*fld[0])
@@ -406,23 +411,24 @@ static int run_batch(const arch_t *a, const char *path)
 }
 
 /* Registers and static shared memory from ptxas for KERNEL.ptx; --regs overrides. */
-static int from_ptx(const occ_opts *o, const arch_t *a, occ_input *in, const char **regs_src)
+static int from_ptx(const occ_opts *o, const arch_t *a, occ_input *in, const char **regs_src,
+                    ptxas_info *info, int *ran)
 {
     if (!o->kernel)
         return cli_usage_error(CMD, "%s: --kernel NAME is required with a PTX file", o->ptx);
     diag_t d;
     diag_clear(&d);
-    ptxas_info info;
-    wl_status st = ptxas_query_info(o->ptx, o->kernel, a->sm_target, &info, &d);
+    wl_status st = ptxas_query_info(o->ptx, o->kernel, a->sm_target, info, &d);
     if (st == PTXAS_ENOTFOUND && o->regs < 0)
         return cli_usage_error(CMD, "ptxas is not on the PATH: give the register count with "
                                     "--regs N");
     if (st != WL_OK && st != PTXAS_ENOTFOUND)
         return cli_report(&d);
+    *ran = st == WL_OK;
     if (st == WL_OK) {
-        in->regs_per_thread = info.regs;
-        in->static_smem = info.static_smem;
-        in->num_barriers = info.barriers;
+        in->regs_per_thread = info->regs;
+        in->static_smem = info->static_smem;
+        in->num_barriers = info->barriers;
         *regs_src = "ptxas";
     }
     if (o->regs >= 0) {
@@ -458,8 +464,10 @@ int cmd_occupancy(int argc, char **argv)
     occ_input in;
     occ_input_defaults(&in);
     const char *regs_src = "option";
+    ptxas_info info = {0, 0, 0, 0, 0};
+    int ptxas_ran = 0;
     if (o.ptx) {
-        int st = from_ptx(&o, &a, &in, &regs_src);
+        int st = from_ptx(&o, &a, &in, &regs_src, &info, &ptxas_ran);
         if (st != WL_OK)
             return st;
     } else if (o.regs < 0) {
@@ -501,6 +509,10 @@ int cmd_occupancy(int argc, char **argv)
         cJSON_AddStringToObject(j, "regs_source", regs_src);
         if (o.ptx)
             cJSON_AddStringToObject(j, "kernel", o.kernel);
+        if (ptxas_ran) {
+            cJSON_AddNumberToObject(j, "local_bytes", info.local_bytes);
+            cJSON_AddNumberToObject(j, "spill_bytes", info.spill_bytes);
+        }
         add_result(j, &r);
         if (o.suggest) {
             cJSON_AddNumberToObject(j, "suggested_block", sug_block);
@@ -509,9 +521,15 @@ int cmd_occupancy(int argc, char **argv)
         add_series(j, &a, &in);
         return print_json(j, 1);
     }
-    if (o.ptx)
-        printf("kernel %s: %d registers (%s), %d B static shared memory\n", o.kernel,
-               in.regs_per_thread, regs_src, in.static_smem);
+    if (ptxas_ran)
+        printf("kernel %s: %d registers (%s), %d B static shared memory, %d B stack, %d B "
+               "spilled per thread (ptxas)\n",
+               o.kernel, in.regs_per_thread, regs_src, in.static_smem, info.local_bytes,
+               info.spill_bytes);
+    else if (o.ptx)
+        printf("kernel %s: %d registers (%s); ptxas not found, static shared memory taken as "
+               "%d B\n",
+               o.kernel, in.regs_per_thread, regs_src, in.static_smem);
     if (strcmp(block_src, "option"))
         printf("block size %d: %s\n", in.block_size,
                o.suggest ? "the suggested one" : "the default (use --block or --suggest)");
