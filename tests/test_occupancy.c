@@ -25,16 +25,23 @@ static void load(const char *name, arch_t *a)
         fail_msg("arch %s: %s", name, d.msg);
 }
 
+/* CUDA's defaults with a block size and a register count. */
+static occ_input launch(int block, int regs)
+{
+    occ_input in;
+    occ_input_defaults(&in);
+    in.block_size = block;
+    in.regs_per_thread = regs;
+    return in;
+}
+
 /* Computes one launch and checks blocks/SM and the limiter bits. */
 static occ_result check(const char *arch, int block, int regs, int static_smem, int dyn,
                         int carveout, int want_blocks, unsigned want_limiters)
 {
     arch_t a;
     load(arch, &a);
-    occ_input in;
-    occ_input_defaults(&in);
-    in.block_size = block;
-    in.regs_per_thread = regs;
+    occ_input in = launch(block, regs);
     in.static_smem = static_smem;
     in.dyn_smem = dyn;
     in.carveout_pct = carveout;
@@ -156,10 +163,7 @@ static void test_optin(void **state)
     (void)state;
     arch_t a;
     load("h200", &a);
-    occ_input in;
-    occ_input_defaults(&in);
-    in.block_size = 128;
-    in.regs_per_thread = 32;
+    occ_input in = launch(128, 32);
     in.dyn_smem = 48 * 1024;
     in.smem_optin = 0;
     occ_result r;
@@ -198,10 +202,7 @@ static void test_barrier_limit(void **state)
     (void)state;
     arch_t a;
     load("h200", &a);
-    occ_input in;
-    occ_input_defaults(&in);
-    in.block_size = 32;
-    in.regs_per_thread = 16;
+    occ_input in = launch(32, 16);
     in.num_barriers = 16;
     occ_result r;
     assert_int_equal(occ_compute(&a, &in, &r, NULL), WL_OK);
@@ -229,10 +230,7 @@ static void test_invalid_input(void **state)
                           {256, 256, 0, -1}, {256, -1, 0, -1},  {256, 32, -1, -1},
                           {256, 32, 0, 101}, {256, 32, 0, -2}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        occ_input in;
-        occ_input_defaults(&in);
-        in.block_size = bad[i][0];
-        in.regs_per_thread = bad[i][1];
+        occ_input in = launch(bad[i][0], bad[i][1]);
         in.dyn_smem = bad[i][2];
         in.carveout_pct = bad[i][3];
         occ_result r;
@@ -280,10 +278,7 @@ static void test_series(void **state)
     (void)state;
     arch_t a;
     load("h200", &a);
-    occ_input in;
-    occ_input_defaults(&in);
-    in.block_size = 100; /* not a multiple of 32: added to the block series */
-    in.regs_per_thread = 40;
+    occ_input in = launch(100, 40); /* 100 is not a multiple of 32: added to the series */
     occ_point p[96];
     int n = occ_series(&a, &in, OCC_VARY_BLOCK, p, 96);
     assert_int_equal(n, 33);
@@ -340,6 +335,18 @@ static void test_ptxas_report_parser(void **state)
 }
 
 
+/* Opens a measured H200 file and loads h200.ini; skips the test when the file is absent. */
+static FILE *open_measured(const char *path, arch_t *a)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        print_message("SKIP: %s is not committed yet\n", path);
+        skip();
+    }
+    load("h200", a);
+    return f;
+}
+
 /* Ground truth: cudaOccupancyMaxActiveBlocksPerMultiprocessor on the real H200, one row per
  * measured configuration (gpu/measured/h200/occupancy-sweep.csv, committed by the lead:
  * block,regs,dyn_smem,carveout,blocks_per_sm; static smem 0; carveout -1 = not set). */
@@ -347,13 +354,8 @@ static void test_measured_h200_sweep(void **state)
 {
     (void)state;
     const char *path = tu_path("gpu/measured/h200/occupancy-sweep.csv");
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        print_message("SKIP: %s is not committed yet\n", path);
-        skip();
-    }
     arch_t a;
-    load("h200", &a);
+    FILE *f = open_measured(path, &a);
     char line[512], report[2048] = "";
     int rows = 0, bad = 0, lineno = 0;
     size_t used = 0;
@@ -386,10 +388,7 @@ static void test_measured_h200_sweep(void **state)
                 fail_msg("%s:%d: only %d fields", path, lineno, n);
             v[k] = atoi(fld[col[k]]);
         }
-        occ_input in;
-        occ_input_defaults(&in);
-        in.block_size = v[0];
-        in.regs_per_thread = v[1];
+        occ_input in = launch(v[0], v[1]);
         in.dyn_smem = v[2];
         in.carveout_pct = v[3];
         in.smem_optin = 1; /* README: every kernel was opted in to sharedMemPerBlockOptin */
@@ -423,13 +422,8 @@ static void test_measured_h200_suggest(void **state)
 {
     (void)state;
     const char *path = tu_path("gpu/measured/h200/occupancy-suggest.csv");
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        print_message("SKIP: %s is not committed yet\n", path);
-        skip();
-    }
     arch_t a;
-    load("h200", &a);
+    FILE *f = open_measured(path, &a);
     char line[256];
     int rows = 0, bad = 0, lineno = 0;
     if (!fgets(line, sizeof line, f) || strncmp(line, "regs,dyn_smem,min_grid,block_size", 33))
@@ -440,9 +434,7 @@ static void test_measured_h200_suggest(void **state)
         int regs, dyn, grid, block;
         if (sscanf(line, "%d,%d,%d,%d", &regs, &dyn, &grid, &block) != 4)
             continue;
-        occ_input in;
-        occ_input_defaults(&in);
-        in.regs_per_thread = regs;
+        occ_input in = launch(0, regs);
         in.dyn_smem = dyn;
         in.smem_optin = 1;
         int got_block = -1, got_grid = -1;
