@@ -1,0 +1,594 @@
+/* exec: whole kernels compiled by nvcc (tests/data/exec/basic.cu -> basic.ptx) run on the
+ * functional executor and checked against C references computed here; hand-written PTX for the
+ * control-flow, barrier and fault cases nvcc will not emit on purpose. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devmem.h"
+#include "exec.h"
+#include "launch.h"
+#include "ptx.h"
+#include "testutil.h"
+
+typedef struct {
+    ptx_module *m;
+    devmem_t *mem;
+    const ptx_func *k;
+    uint8_t params[4096];
+    diag_t d;
+    launch_stats st;
+    char err[1400];
+} kt;
+
+static void kt_kernel(kt *t, const char *kernel)
+{
+    t->k = ptx_find_func(t->m, kernel);
+    if (!t->k)
+        fail_msg("kernel '%s' not found", kernel);
+    memset(t->params, 0, sizeof t->params);
+}
+
+static void kt_open(kt *t, const char *rel, const char *kernel)
+{
+    memset(t, 0, sizeof *t);
+    if (ptx_parse_file(tu_path(rel), &t->m, &t->d) != WL_OK) {
+        diag_format(&t->d, t->err, sizeof t->err);
+        fail_msg("parse %s: %s", rel, t->err);
+    }
+    t->mem = devmem_create(0);
+    kt_kernel(t, kernel);
+}
+
+static void kt_text(kt *t, const char *text, const char *kernel)
+{
+    memset(t, 0, sizeof *t);
+    if (ptx_parse_string(text, strlen(text), "t.ptx", &t->m, &t->d) != WL_OK) {
+        diag_format(&t->d, t->err, sizeof t->err);
+        fail_msg("parse: %s", t->err);
+    }
+    t->mem = devmem_create(0);
+    kt_kernel(t, kernel);
+}
+
+static void kt_close(kt *t)
+{
+    ptx_module_free(t->m);
+    devmem_destroy(t->mem);
+}
+
+static uint64_t kt_buf(kt *t, const void *data, size_t n)
+{
+    uint64_t a;
+    if (devmem_alloc(t->mem, n, NULL, &a, &t->d) != WL_OK)
+        fail_msg("alloc %zu: %s", n, t->d.msg);
+    if (data)
+        memcpy(devmem_translate(t->mem, a, n), data, n);
+    return a;
+}
+
+static void kt_get(kt *t, uint64_t a, void *dst, size_t n)
+{
+    uint8_t *h = devmem_translate(t->mem, a, n);
+    assert_non_null(h);
+    memcpy(dst, h, n);
+}
+
+static void kt_arg(kt *t, uint32_t i, uint64_t v)
+{
+    if (i >= t->k->nparams)
+        fail_msg("param %u of %u", i, t->k->nparams);
+    memcpy(t->params + t->k->params[i].offset, &v, t->k->params[i].size);
+}
+
+static void kt_argf(kt *t, uint32_t i, float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, 4);
+    kt_arg(t, i, b);
+}
+
+static wl_status kt_run3(kt *t, uint32_t gx, uint32_t gy, uint32_t bx, uint32_t by, uint32_t dyn)
+{
+    launch_config c;
+    memset(&c, 0, sizeof c);
+    c.grid[0] = gx; c.grid[1] = gy; c.grid[2] = 1;
+    c.block[0] = bx; c.block[1] = by; c.block[2] = 1;
+    c.dyn_smem = dyn;
+    c.params = t->params;
+    c.params_size = t->k->param_size;
+    c.max_warp_insts = 50000000;
+    diag_clear(&t->d);
+    wl_status s = launch_kernel(t->m, t->k, &c, t->mem, &t->st, &t->d);
+    diag_format(&t->d, t->err, sizeof t->err);
+    return s;
+}
+
+static wl_status kt_run(kt *t, uint32_t grid, uint32_t block, uint32_t dyn)
+{
+    return kt_run3(t, grid, 1, block, 1, dyn);
+}
+
+#define RUN_OK(expr)                                                                               \
+    do {                                                                                           \
+        wl_status s_ = (expr);                                                                     \
+        if (s_ != WL_OK)                                                                           \
+            fail_msg("launch failed with %d: %s", s_, t.err);                                      \
+    } while (0)
+
+static uint32_t rng(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*s >> 33);
+}
+
+/* ----------------------------------------------------------------------------------------- */
+static void test_vecadd(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "vecadd");
+    enum { N = 1000 };
+    float a[N], b[N], c[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i * 0.5f;
+        b[i] = 1.0f / (float)(i + 1);
+    }
+    uint64_t da = kt_buf(&t, a, sizeof a), db = kt_buf(&t, b, sizeof b), dc = kt_buf(&t, NULL, sizeof c);
+    kt_arg(&t, 0, da); kt_arg(&t, 1, db); kt_arg(&t, 2, dc); kt_arg(&t, 3, N);
+    RUN_OK(kt_run(&t, (N + 127) / 128, 128, 0));
+    kt_get(&t, dc, c, sizeof c);
+    for (int i = 0; i < N; i++)
+        if (c[i] != a[i] + b[i])
+            fail_msg("c[%d] = %.9g, want %.9g", i, c[i], a[i] + b[i]);
+    assert_int_equal(t.st.blocks_done, 8);
+    /* 8 blocks x 4 warps; the last block has 1000-896 = 104 live threads */
+    if (t.st.warp_insts < 32 * 8 || t.st.branch_efficiency <= 0.0)
+        fail_msg("warp_insts %llu, branch efficiency %f", (unsigned long long)t.st.warp_insts,
+                 t.st.branch_efficiency);
+    kt_close(&t);
+}
+
+static void test_saxpy2d(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "saxpy2d");
+    enum { W = 37, H = 21 };
+    float x[W * H], y[W * H], r[W * H];
+    for (int i = 0; i < W * H; i++) {
+        x[i] = (float)(i % 17) - 3.25f;
+        y[i] = (float)(i % 5) * 0.125f;
+    }
+    uint64_t dx = kt_buf(&t, x, sizeof x), dy = kt_buf(&t, y, sizeof y);
+    kt_argf(&t, 0, 1.5f); kt_arg(&t, 1, dx); kt_arg(&t, 2, dy); kt_arg(&t, 3, W); kt_arg(&t, 4, H);
+    RUN_OK(kt_run3(&t, (W + 15) / 16, (H + 7) / 8, 16, 8, 0));
+    kt_get(&t, dy, r, sizeof r);
+    for (int i = 0; i < W * H; i++) {
+        float want = fmaf(1.5f, x[i], y[i]);
+        if (r[i] != want)
+            fail_msg("y[%d] = %.9g, want %.9g", i, r[i], want);
+    }
+    kt_close(&t);
+}
+
+static void test_diverge(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "diverge");
+    enum { N = 300 };
+    int in[N], out[N], want[N];
+    uint64_t s = 5;
+    for (int i = 0; i < N; i++) {
+        in[i] = (int)(rng(&s) % 200) + 1;
+        want[i] = -12345;
+        int v = in[i], r = 0, early = 0;
+        if (v & 1)
+            r = (v & 2) ? v * 3 : v - 7;
+        else {
+            for (int k = 0; k < (v & 15); k++)
+                r += k * v;
+            early = r > 100;
+        }
+        if (early)
+            continue;
+        int c = 0;
+        while (v > 1) {
+            v = (v & 1) ? 3 * v + 1 : v / 2;
+            c++;
+        }
+        want[i] = r + c;
+    }
+    for (int i = 0; i < N; i++)
+        out[i] = -12345;
+    uint64_t di = kt_buf(&t, in, sizeof in), dout = kt_buf(&t, out, sizeof out);
+    kt_arg(&t, 0, di); kt_arg(&t, 1, dout); kt_arg(&t, 2, N);
+    RUN_OK(kt_run(&t, 3, 128, 0));
+    kt_get(&t, dout, out, sizeof out);
+    for (int i = 0; i < N; i++)
+        if (out[i] != want[i])
+            fail_msg("out[%d] = %d, want %d (in %d)", i, out[i], want[i], in[i]);
+    if (!(t.st.divergent_branches > 0 && t.st.branch_efficiency < 1.0))
+        fail_msg("divergent %llu of %llu branches", (unsigned long long)t.st.divergent_branches,
+                 (unsigned long long)t.st.branches);
+    kt_close(&t);
+}
+
+static void test_reduce(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "reduce");
+    enum { N = 5000 };
+    int in[N];
+    long long want = 0;
+    for (int i = 0; i < N; i++) {
+        in[i] = (i * 37) % 101 - 50;
+        want += in[i];
+    }
+    int zero = 0, got;
+    uint64_t di = kt_buf(&t, in, sizeof in), dout = kt_buf(&t, &zero, 4);
+    kt_arg(&t, 0, di); kt_arg(&t, 1, dout); kt_arg(&t, 2, N);
+    RUN_OK(kt_run(&t, (N + 511) / 512, 256, 256 * 4));
+    kt_get(&t, dout, &got, 4);
+    if (got != want)
+        fail_msg("sum %d, want %lld", got, want);
+    kt_close(&t);
+}
+
+static void test_histo_atomics(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "histo");
+    enum { N = 3000 };
+    unsigned in[N], hist[16] = {0}, want[16] = {0};
+    int mx[3] = {INT32_MIN, INT32_MAX, 0};
+    unsigned xr = 0;
+    int wmax = INT32_MIN, wmin = INT32_MAX;
+    uint64_t s = 11;
+    for (int i = 0; i < N; i++) {
+        in[i] = rng(&s) % 100000;
+        want[in[i] & 15]++;
+        if ((int)in[i] > wmax) wmax = (int)in[i];
+        if ((int)in[i] < wmin) wmin = (int)in[i];
+        xr ^= in[i];
+    }
+    unsigned cas[2] = {0, 0};
+    uint64_t di = kt_buf(&t, in, sizeof in), dh = kt_buf(&t, hist, sizeof hist);
+    uint64_t dm = kt_buf(&t, mx, sizeof mx), dc = kt_buf(&t, cas, sizeof cas);
+    kt_arg(&t, 0, di); kt_arg(&t, 1, dh); kt_arg(&t, 2, dm); kt_arg(&t, 3, dc); kt_arg(&t, 4, N);
+    RUN_OK(kt_run(&t, 4, 256, 0));
+    kt_get(&t, dh, hist, sizeof hist);
+    kt_get(&t, dm, mx, sizeof mx);
+    kt_get(&t, dc, cas, sizeof cas);
+    for (int i = 0; i < 16; i++)
+        if (hist[i] != want[i])
+            fail_msg("hist[%d] = %u, want %u", i, hist[i], want[i]);
+    if (mx[0] != wmax || mx[1] != wmin || (unsigned)mx[2] != xr)
+        fail_msg("max %d/%d min %d/%d xor %u/%u", mx[0], wmax, mx[1], wmin, (unsigned)mx[2], xr);
+    /* the first CAS in execution order wins: some input + 1 */
+    int found = 0;
+    for (int i = 0; i < N; i++)
+        found |= cas[0] == in[i] + 1;
+    if (!found)
+        fail_msg("cas %u is not an input + 1", cas[0]);
+    /* atomicInc wraps at 7: N increments from 0 end at N mod 8 */
+    if (cas[1] != N % 8)
+        fail_msg("inc %u, want %u", cas[1], N % 8);
+    kt_close(&t);
+}
+
+static void test_warpops(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "warpops");
+    int in[32];
+    unsigned out[32 * 8];
+    for (int i = 0; i < 32; i++)
+        in[i] = (i * 13) % 23;
+    uint64_t di = kt_buf(&t, in, sizeof in), dout = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, di); kt_arg(&t, 1, dout);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, dout, out, sizeof out);
+    unsigned ballot = 0, any7 = 0, sum = 0, mx = 0;
+    for (int i = 0; i < 32; i++) {
+        ballot |= (unsigned)(in[i] > 10) << i;
+        any7 |= in[i] == 7;
+        sum += (unsigned)in[i];
+        if ((unsigned)in[i] > mx) mx = (unsigned)in[i];
+    }
+    for (int l = 0; l < 32; l++) {
+        const unsigned *o = out + l * 8;
+        unsigned match = 0;
+        for (int j = 0; j < 32; j++)
+            match |= (unsigned)((in[j] & 3) == (in[l] & 3)) << j;
+        int up = (l % 16) >= 3 ? l - 3 : l;
+        unsigned want[8] = {ballot, 1, any7, (unsigned)in[(l * 7) & 31], (unsigned)in[up],
+                            (unsigned)in[l ^ 5], match, sum + mx};
+        for (int k = 0; k < 8; k++)
+            if (o[k] != want[k])
+                fail_msg("lane %d result %d = 0x%x, want 0x%x", l, k, o[k], want[k]);
+    }
+    kt_close(&t);
+}
+
+static int poly_ref(int x, int k, int *scratch)
+{
+    int acc = 0;
+    for (int j = 0; j < k; j++) {
+        scratch[j & 7] = acc;
+        acc = acc * x + j + scratch[(j * 3) & 7];
+    }
+    return acc;
+}
+
+static void test_calls_local(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "calls");
+    enum { N = 100 };
+    int in[N], out[N];
+    for (int i = 0; i < N; i++)
+        in[i] = i * 3 - 40;
+    uint64_t di = kt_buf(&t, in, sizeof in), dout = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, di); kt_arg(&t, 1, dout); kt_arg(&t, 2, N);
+    RUN_OK(kt_run(&t, 2, 64, 0));
+    kt_get(&t, dout, out, sizeof out);
+    for (int i = 0; i < N; i++) {
+        int local[8] = {0};
+        int x = in[i];
+        int r = (x & 1) ? poly_ref(x, x & 7, local) : -poly_ref(x, 3, local);
+        int want = r + local[x & 7];
+        if (out[i] != want)
+            fail_msg("out[%d] = %d, want %d", i, out[i], want);
+    }
+    kt_close(&t);
+}
+
+static unsigned brev32(unsigned x)
+{
+    unsigned r = 0;
+    for (int i = 0; i < 32; i++)
+        r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+
+static unsigned prmt_ref(unsigned a, unsigned b, unsigned c)
+{
+    unsigned long long v = ((unsigned long long)b << 32) | a;
+    unsigned r = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned sel = (c >> (4 * i)) & 15;
+        unsigned byte = (unsigned)(v >> (8 * (sel & 7))) & 0xff;
+        if (sel & 8)
+            byte = (byte & 0x80) ? 0xff : 0;
+        r |= byte << (8 * i);
+    }
+    return r;
+}
+
+static void test_intops(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "intops");
+    unsigned a[32], b[32], out[32 * 12];
+    uint64_t s = 99;
+    for (int i = 0; i < 32; i++) {
+        a[i] = rng(&s) ^ (rng(&s) << 16);
+        b[i] = i % 5 == 0 ? 0 : rng(&s) >> (i % 17);
+    }
+    a[3] = 0;
+    a[4] = 0x80000000u;
+    b[4] = 0xffffffffu;
+    uint64_t da = kt_buf(&t, a, sizeof a), db = kt_buf(&t, b, sizeof b);
+    uint64_t dout = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, da); kt_arg(&t, 1, db); kt_arg(&t, 2, dout);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, dout, out, sizeof out);
+    for (int i = 0; i < 32; i++) {
+        unsigned x = a[i], y = b[i];
+        unsigned w[12];
+        w[0] = (unsigned)__builtin_popcount(x);
+        w[1] = x ? (unsigned)__builtin_clz(x) : 32;
+        w[2] = brev32(x);
+        w[3] = (unsigned)(((unsigned long long)x * y) >> 32);
+        w[4] = (unsigned)(((long long)(int)x * (int)y) >> 32);
+        w[5] = prmt_ref(x, y, y & 0x7777);
+        long long m24 = (long long)((int)(x << 8) >> 8) * (long long)((int)(y << 8) >> 8);
+        w[6] = (unsigned)m24;
+        w[7] = y ? x / y : 0;
+        w[8] = !y ? 1 : (y | 1) == 0xffffffffu ? 0 : (unsigned)((int)x % (int)(y | 1));
+        w[9] = (x >> (y & 31)) | (x << ((32 - (y & 31)) & 31));
+        unsigned sh = (unsigned)i & 31;
+        w[10] = sh ? (y << sh) | (x >> (32 - sh)) : y;
+        w[11] = (unsigned)(((unsigned long long)x * y) >> 7);
+        for (int k = 0; k < 12; k++)
+            if (out[i * 12 + k] != w[k])
+                fail_msg("lane %d op %d (a=0x%x b=0x%x): 0x%x, want 0x%x", i, k, x, y,
+                         out[i * 12 + k], w[k]);
+    }
+    kt_close(&t);
+}
+
+static void test_fmath(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "fmath");
+    float a[32], out[32 * 8];
+    for (int i = 0; i < 32; i++)
+        a[i] = (float)(i - 16) * 0.37f;
+    uint64_t da = kt_buf(&t, a, sizeof a), dout = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, da); kt_arg(&t, 1, dout);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, dout, out, sizeof out);
+    for (int i = 0; i < 32; i++) {
+        double x = a[i];
+        double w[8] = {exp(x), log(fabs(x) + 1.0), sin(x), cos(x), 1.0 / sqrt(fabs(x) + 0.5),
+                       sqrt(fabs(x)), x / 3.0, (x * x - 1.0) / (x + 4.0)};
+        for (int k = 0; k < 8; k++) {
+            double err = fabs(out[i * 8 + k] - w[k]);
+            /* approximate SFU forms: within 4 ulp of the float result or 1e-6 absolute */
+            if (err > 4 * fabs(w[k]) * 1.2e-7 + 1e-6)
+                fail_msg("lane %d fn %d (x=%g): %.9g, want %.9g", i, k, x, out[i * 8 + k], w[k]);
+        }
+    }
+    kt_close(&t);
+}
+
+static void test_dmath(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "dmath");
+    double a[32], out[32 * 3];
+    int iout[32 * 3];
+    for (int i = 0; i < 32; i++)
+        a[i] = (i - 10) * 1.37 + (i == 5 ? 0.5 : 0) + (i == 6 ? -2.5 : 0);
+    uint64_t da = kt_buf(&t, a, sizeof a), dout = kt_buf(&t, NULL, sizeof out);
+    uint64_t di = kt_buf(&t, NULL, sizeof iout);
+    kt_arg(&t, 0, da); kt_arg(&t, 1, dout); kt_arg(&t, 2, di);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, dout, out, sizeof out);
+    kt_get(&t, di, iout, sizeof iout);
+    for (int i = 0; i < 32; i++) {
+        double x = a[i];
+        double w[3] = {fma(x, x, 1.0 / (x + 3.0)), sqrt(fabs(x)) + (double)(float)x,
+                       (double)(long long)(x * 1000.0)};
+        for (int k = 0; k < 3; k++)
+            if (out[i * 3 + k] != w[k])
+                fail_msg("lane %d op %d: %.17g, want %.17g", i, k, out[i * 3 + k], w[k]);
+        double t10 = x * 10.0;
+        int wi[3] = {(int)x, (int)nearbyint(x), (int)(t10 <= 0 ? 0u : (unsigned)t10)};
+        for (int k = 0; k < 3; k++)
+            if (iout[i * 3 + k] != wi[k])
+                fail_msg("lane %d cvt %d (x=%.17g): %d, want %d", i, k, x, iout[i * 3 + k], wi[k]);
+    }
+    kt_close(&t);
+}
+
+static void test_transpose(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "transpose");
+    enum { W = 40, H = 35 };
+    float in[W * H], out[W * H];
+    for (int i = 0; i < W * H; i++)
+        in[i] = (float)i;
+    uint64_t di = kt_buf(&t, in, sizeof in), dout = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, di); kt_arg(&t, 1, dout); kt_arg(&t, 2, W); kt_arg(&t, 3, H);
+    RUN_OK(kt_run3(&t, (W + 15) / 16, (H + 15) / 16, 16, 16, 0));
+    kt_get(&t, dout, out, sizeof out);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            if (out[x * H + y] != in[y * W + x])
+                fail_msg("out[%d][%d] = %g, want %g", x, y, out[x * H + y], in[y * W + x]);
+    kt_close(&t);
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* Faults and deadlocks                                                                      */
+static void test_fault_oob(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "oob");
+    uint64_t p = kt_buf(&t, NULL, 64 * 4);
+    kt_arg(&t, 0, p); kt_arg(&t, 1, 64);
+    assert_int_equal(kt_run(&t, 1, 32, 0), WL_EFAULT);
+    if (!strstr(t.err, "invalid __global__ write of size 4 bytes") ||
+        !strstr(t.err, "is out of bounds") || !strstr(t.err, "thread (0,0,0) in block (0,0,0)") ||
+        !strstr(t.err, "basic.ptx:") || !strstr(t.err, "source line"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+static void test_fault_misaligned(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "misaligned");
+    uint64_t p = kt_buf(&t, NULL, 1024);
+    kt_arg(&t, 0, p);
+    assert_int_equal(kt_run(&t, 1, 32, 0), WL_EFAULT);
+    if (!strstr(t.err, "misaligned") || !strstr(t.err, "__global__ write of size 4"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+static void test_fault_shared(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "shared_oob");
+    uint64_t p = kt_buf(&t, NULL, 1024);
+    kt_arg(&t, 0, p); kt_arg(&t, 1, 40);
+    assert_int_equal(kt_run(&t, 1, 32, 0), WL_EFAULT);
+    if (!strstr(t.err, "__shared__ write of size 4") || !strstr(t.err, "thread (24,0,0)"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+static void test_deadlock_divergent_sync(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "divergent_sync");
+    uint64_t p = kt_buf(&t, NULL, 1024);
+    kt_arg(&t, 0, p);
+    assert_int_equal(kt_run(&t, 1, 64, 0), WL_EDEADLOCK);
+    /* warp 1 skips the barrier and exits (exited threads count as arrived), warp 0 waits with
+     * only its lanes 0-15: 16 of the 32 remaining threads ever arrive */
+    if (!strstr(t.err, "barrier 0") || !strstr(t.err, "warps 0 wait") ||
+        !strstr(t.err, "16 of 32 threads arrived, 32 threads exited"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+static void test_runaway(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "spin");
+    uint64_t p = kt_buf(&t, NULL, 4);
+    kt_arg(&t, 0, p);
+    assert_int_equal(kt_run(&t, 1, 32, 0), WL_EDEADLOCK);
+    if (!strstr(t.err, "exceeded 50000000 warp instructions"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vecadd),
+        cmocka_unit_test(test_saxpy2d),
+        cmocka_unit_test(test_diverge),
+        cmocka_unit_test(test_reduce),
+        cmocka_unit_test(test_histo_atomics),
+        cmocka_unit_test(test_warpops),
+        cmocka_unit_test(test_calls_local),
+        cmocka_unit_test(test_intops),
+        cmocka_unit_test(test_fmath),
+        cmocka_unit_test(test_dmath),
+        cmocka_unit_test(test_transpose),
+        cmocka_unit_test(test_fault_oob),
+        cmocka_unit_test(test_fault_misaligned),
+        cmocka_unit_test(test_fault_shared),
+        cmocka_unit_test(test_deadlock_divergent_sync),
+        cmocka_unit_test(test_runaway),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
