@@ -1,14 +1,600 @@
-/* Placeholder until this subcommand's module lands; replaced by its owner. */
+/* warplab run: parse a PTX file, set up one kernel launch (arch, grid, block,
+ * arguments in a simulated device address space), run it and report.
+ *
+ * Until the timing model lands the launch executes functionally: the report has
+ * instruction counts, branch efficiency and the opcode mix; keys the timing model
+ * will fill (cycles, time_us, stalls, ...) are present and null (docs/run.md).
+ *
+ * What CUDA does and we mirror: a launch fails with "invalid configuration"
+ * for blocks above 1024 threads (1024 x 1024 x 64 per dimension) or grids above
+ * 2^31-1 x 65535 x 65535, and with "too many resources requested" when a block
+ * cannot fit on an SM (registers or shared memory); dynamic shared memory is
+ * checked against the device's opt-in per-block maximum. */
+#include <cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
+#include "arch.h"
+#include "argspec.h"
 #include "cli.h"
+#include "devmem.h"
+#include "launch.h"
+#include "occupancy.h"
+#include "ptx.h"
+#include "ptxas.h"
+
+#define CMD "run"
+#define MAX_ARGS 256 /* --arg options (the param space is at most 64 KiB anyway) */
+
+static const char usage[] =
+    "usage: warplab run KERNEL.ptx --kernel NAME [--arch h200] --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
+    "                   [--smem DYNAMIC_BYTES] [--regs N] [--arg SPEC]... [--json]\n"
+    "                   [--trace FILE] [--dump DIR] [--policy lrr|gto|two-level]\n"
+    "                   [--max-cycles N]\n"
+    "\n"
+    "Runs one kernel launch on the simulated GPU (functional mode until the timing model lands).\n"
+    "--arg SPEC, one per kernel parameter, in order:\n"
+    "  scalar TYPE:VALUE           u32:42  s32:-1  f32:2.0  (TYPE u8 s8 u16 s16 u32 s32 u64 s64 f32 f64)\n"
+    "  buffer TYPE[COUNT]:INIT     f32[1024]:zeros  u32[256]:iota  s32[64]:const(-1)\n"
+    "                              f32[4096]:random(-1,1[,SEED])  u32[16]:random[(SEED)]\n"
+    "                              u32[1024]:affine(A,C,M)  (element i = (A*i + C) mod M)\n"
+    "--dump DIR writes each buffer after the kernel as DIR/argN.bin (N = parameter position).\n"
+    "Exit status: 0 ok, 1 usage, 2 unsupported PTX, 3 fault in the kernel, 4 deadlock/--max-cycles.\n"
+    "See docs/run.md.\n";
+
+typedef struct {
+    const char *ptx, *kernel, *arch, *trace, *dump, *policy;
+    const char *grid_s, *block_s;
+    uint32_t grid[3], block[3];
+    uint64_t smem, max_cycles;
+    int regs; /* -1: not given */
+    int json;
+    const char *args[MAX_ARGS];
+    int nargs;
+} run_opts;
+
+/* Everything one run owns, released by run_free. */
+typedef struct {
+    arch_t arch;
+    ptx_module *mod;
+    const ptx_func *fn;
+    devmem_t *mem;
+    uint8_t *params;
+    argspec specs[MAX_ARGS];
+    uint64_t addr[MAX_ARGS]; /* device address of buffer args, 0 for scalars */
+    int regs;
+    const char *regs_source;
+    occ_result occ;
+    launch_stats st;
+    double sim_seconds;
+} run_state;
+
+/* ---- option parsing ------------------------------------------------------------ */
+
+/* Unsigned decimal (or 0x hex) with nothing else; 0 on success. */
+static int parse_num(const char *s, uint64_t max, uint64_t *out)
+{
+    if (!s || !*s)
+        return -1;
+    int base = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10;
+    const char *p = base == 16 ? s + 2 : s;
+    if (!*p)
+        return -1;
+    for (const char *q = p; *q; q++)
+        if (!(base == 16 ? (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f') ||
+                               (*q >= 'A' && *q <= 'F')
+                         : (*q >= '0' && *q <= '9')))
+            return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(p, &end, base);
+    if (errno == ERANGE || *end || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* "X[,Y[,Z]]", each at least 1; missing components are 1. */
+static int parse_dims(const char *opt, const char *s, uint32_t out[3])
+{
+    char buf[96];
+    if (strlen(s) >= sizeof buf)
+        return cli_usage_error(CMD, "%s '%.40s...': too long", opt, s);
+    snprintf(buf, sizeof buf, "%s", s);
+    out[0] = out[1] = out[2] = 1;
+    int k = 0;
+    char *save = NULL;
+    if (!buf[0] || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
+        return cli_usage_error(CMD, "%s '%s': expected X[,Y[,Z]] with positive integers", opt, s);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        uint64_t v;
+        if (k == 3)
+            return cli_usage_error(CMD, "%s '%s': at most 3 dimensions (X,Y,Z)", opt, s);
+        if (parse_num(t, UINT32_MAX, &v) != 0 || v == 0)
+            return cli_usage_error(CMD, "%s '%s': '%s' is not a positive integer (at most %u)",
+                                   opt, s, t, UINT32_MAX);
+        out[k++] = (uint32_t)v;
+    }
+    return WL_OK;
+}
+
+static int parse_opts(int argc, char **argv, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->arch = "h200";
+    o->regs = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || !a[1]) {
+            if (o->ptx)
+                return cli_usage_error(CMD, "more than one PTX file ('%s' and '%s')", o->ptx, a);
+            o->ptx = a;
+            continue;
+        }
+        if (!strcmp(a, "--json")) {
+            o->json = 1;
+            continue;
+        }
+        /* Every other option takes a value: --opt VALUE or --opt=VALUE. */
+        static const char *const valued[] = {"--kernel", "--arch",   "--grid",   "--block",
+                                             "--smem",   "--regs",   "--arg",    "--trace",
+                                             "--dump",   "--policy", "--max-cycles"};
+        const char *val = NULL, *eq = strchr(a, '=');
+        size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
+        int which = -1;
+        for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]); k++)
+            if (strlen(valued[k]) == nlen && !strncmp(a, valued[k], nlen))
+                which = k;
+        if (which < 0)
+            return cli_usage_error(CMD, "unknown option '%s'", a);
+        if (eq)
+            val = eq + 1;
+        else if (i + 1 < argc)
+            val = argv[++i];
+        else
+            return cli_usage_error(CMD, "option %s needs a value", valued[which]);
+        const char *name = valued[which];
+        uint64_t v;
+        if (!strcmp(name, "--kernel"))
+            o->kernel = val;
+        else if (!strcmp(name, "--arch"))
+            o->arch = val;
+        else if (!strcmp(name, "--grid"))
+            o->grid_s = val;
+        else if (!strcmp(name, "--block"))
+            o->block_s = val;
+        else if (!strcmp(name, "--trace"))
+            o->trace = val;
+        else if (!strcmp(name, "--dump"))
+            o->dump = val;
+        else if (!strcmp(name, "--policy"))
+            o->policy = val;
+        else if (!strcmp(name, "--arg")) {
+            if (o->nargs == MAX_ARGS)
+                return cli_usage_error(CMD, "more than %d --arg options", MAX_ARGS);
+            o->args[o->nargs++] = val;
+        } else if (!strcmp(name, "--smem")) {
+            if (parse_num(val, UINT32_MAX, &v) != 0)
+                return cli_usage_error(CMD, "--smem '%s': expected a byte count", val);
+            o->smem = v;
+        } else if (!strcmp(name, "--regs")) {
+            if (parse_num(val, 255, &v) != 0 || v == 0)
+                return cli_usage_error(CMD, "--regs '%s': expected registers per thread, 1..255",
+                                       val);
+            o->regs = (int)v;
+        } else { /* --max-cycles */
+            if (parse_num(val, UINT64_MAX, &v) != 0 || v == 0)
+                return cli_usage_error(CMD, "--max-cycles '%s': expected a positive integer", val);
+            o->max_cycles = v;
+        }
+        if (!*val && strcmp(name, "--arg") != 0)
+            return cli_usage_error(CMD, "option %s needs a non-empty value", name);
+    }
+    if (!o->ptx)
+        return cli_usage_error(CMD, "missing KERNEL.ptx");
+    if (!o->kernel)
+        return cli_usage_error(CMD, "missing --kernel NAME");
+    if (!o->grid_s)
+        return cli_usage_error(CMD, "missing --grid X[,Y[,Z]]");
+    if (!o->block_s)
+        return cli_usage_error(CMD, "missing --block X[,Y[,Z]]");
+    if (parse_dims("--grid", o->grid_s, o->grid) || parse_dims("--block", o->block_s, o->block))
+        return WL_EUSAGE;
+    if (o->policy && strcmp(o->policy, "lrr") && strcmp(o->policy, "gto") &&
+        strcmp(o->policy, "two-level"))
+        return cli_usage_error(CMD, "--policy '%s': expected lrr, gto or two-level", o->policy);
+    return WL_OK;
+}
+
+/* ---- launch checks --------------------------------------------------------------- */
+
+static int check_launch(const run_opts *o, run_state *s)
+{
+    const arch_t *a = &s->arch;
+    static const uint32_t bmax[3] = {1024, 1024, 64};
+    static const uint32_t gmax[3] = {2147483647u, 65535, 65535};
+    static const char xyz[] = "xyz";
+    for (int k = 0; k < 3; k++) {
+        if (o->block[k] > bmax[k])
+            return cli_usage_error(CMD, "--block %s: %c dimension %u exceeds CUDA's limit %u",
+                                   o->block_s, xyz[k], o->block[k], bmax[k]);
+        if (o->grid[k] > gmax[k])
+            return cli_usage_error(CMD, "--grid %s: %c dimension %u exceeds CUDA's limit %u",
+                                   o->grid_s, xyz[k], o->grid[k], gmax[k]);
+    }
+    uint64_t threads = (uint64_t)o->block[0] * o->block[1] * o->block[2];
+    if (threads > (uint64_t)a->max_threads_per_block)
+        return cli_usage_error(CMD, "--block %s: %" PRIu64 " threads per block exceeds the %s "
+                               "limit of %d",
+                               o->block_s, threads, a->name, a->max_threads_per_block);
+    uint64_t stat = s->fn->smem_static;
+    if (o->smem + stat > (uint64_t)a->smem_per_block_optin)
+        return cli_usage_error(CMD, "--smem %" PRIu64 ": dynamic plus %" PRIu64 " bytes of static "
+                               "shared memory exceeds the %s per-block limit of %d bytes",
+                               o->smem, stat, a->name, a->smem_per_block_optin);
+    if (o->smem && s->fn->dyn_smem_var == PTX_NONE)
+        fprintf(stderr, "warplab run: note: --smem %" PRIu64 " given but kernel '%s' declares no "
+                "extern (dynamic) shared array\n", o->smem, o->kernel);
+    return WL_OK;
+}
+
+static int find_kernel(const run_opts *o, run_state *s)
+{
+    const ptx_func *f = ptx_find_func(s->mod, o->kernel);
+    if (f && f->is_entry && !f->is_decl) {
+        s->fn = f;
+        return WL_OK;
+    }
+    char list[1024] = "";
+    size_t len = 0;
+    for (uint32_t i = 0; i < s->mod->nfuncs; i++) {
+        const ptx_func *g = &s->mod->funcs[i];
+        if (g->is_entry && !g->is_decl && len < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                    g->name);
+    }
+    if (f)
+        return cli_usage_error(CMD, "'%s' in %s is a device function (.func), not a kernel; "
+                               "kernels: %s", o->kernel, o->ptx, len ? list : "none");
+    return cli_usage_error(CMD, "no kernel '%s' in %s; kernels: %s", o->kernel, o->ptx,
+                           len ? list : "none");
+}
+
+/* ---- arguments -------------------------------------------------------------------- */
+
+static int bind_args(const run_opts *o, run_state *s)
+{
+    const ptx_func *f = s->fn;
+    diag_t d;
+    diag_clear(&d);
+    if ((uint32_t)o->nargs != f->nparams)
+        return cli_usage_error(CMD, "kernel '%s' has %u parameter%s, got %d --arg option%s",
+                               o->kernel, f->nparams, f->nparams == 1 ? "" : "s", o->nargs,
+                               o->nargs == 1 ? "" : "s");
+    s->params = (uint8_t *)calloc(1, f->param_size ? f->param_size : 1);
+    s->mem = devmem_create(DEVMEM_DEFAULT_LIMIT);
+    if (!s->params || !s->mem)
+        return cli_usage_error(CMD, "out of memory");
+    for (int i = 0; i < o->nargs; i++) {
+        const ptx_var *p = &f->params[i];
+        argspec *sp = &s->specs[i];
+        if (argspec_parse(o->args[i], sp, &d) != WL_OK)
+            return cli_report(&d);
+        unsigned psize = (unsigned)p->size;
+        const char *ptype = ptx_type_name((ptx_type)p->type);
+        if (p->count != 1 || p->vec != 1 || p->offset + psize > f->param_size)
+            return cli_usage_error(CMD, "parameter %d '%s' is an aggregate of %u bytes "
+                                   "(.%s[%" PRIu64 "]); --arg fills scalars and pointers only",
+                                   i, p->name, psize, ptype, p->count);
+        if (sp->is_buffer) {
+            if (psize != 8 || (p->type != PTX_T_U64 && p->type != PTX_T_B64 &&
+                               p->type != PTX_T_S64))
+                return cli_usage_error(CMD, "parameter %d '%s' is .%s, but --arg '%s' is a "
+                                       "buffer, which needs a 64-bit pointer parameter "
+                                       "(.u64/.b64/.s64)", i, p->name, ptype, o->args[i]);
+            char label[16];
+            snprintf(label, sizeof label, "arg%d", i);
+            uint64_t bytes = argspec_bytes(sp);
+            if (devmem_alloc(s->mem, bytes, label, &s->addr[i], &d) != WL_OK ||
+                argspec_fill(sp, devmem_translate(s->mem, s->addr[i], bytes), &d) != WL_OK)
+                return cli_report(&d);
+            memcpy(s->params + p->offset, &s->addr[i], 8); /* little-endian host */
+        } else {
+            size_t es = argspec_elem_size(sp->type);
+            if (es != psize)
+                return cli_usage_error(CMD, "parameter %d '%s' is .%s (%u bytes), but --arg '%s' "
+                                       "is %zu bytes", i, p->name, ptype, psize, o->args[i], es);
+            if (argspec_fill(sp, s->params + p->offset, &d) != WL_OK)
+                return cli_report(&d);
+        }
+    }
+    return WL_OK;
+}
+
+/* ---- registers and occupancy --------------------------------------------------- */
+
+/* Without ptxas: a conservative estimate from the IR. nvcc's PTX uses fresh
+ * virtual registers freely and ptxas packs them into far fewer physical ones,
+ * so we count 32-bit slots of the declared registers (64-bit = 2, predicates 0,
+ * they live in separate predicate registers), round up to the per-thread
+ * allocation step of 8 and clamp to 16..255. It tends to over-estimate small
+ * kernels' registers a little and is documented as "estimate" in the report. */
+static int estimate_regs(const ptx_func *f)
+{
+    uint64_t slots = 0;
+    for (uint32_t i = 0; i < f->nregs; i++) {
+        unsigned sz = ptx_type_size((ptx_type)f->regs[i].type);
+        if (f->regs[i].type == PTX_T_PRED)
+            continue;
+        slots += ((sz + 3) / 4) * (f->regs[i].vec ? f->regs[i].vec : 1);
+    }
+    slots = (slots + 7) / 8 * 8;
+    return slots < 16 ? 16 : slots > 255 ? 255 : (int)slots;
+}
+
+static int pick_regs(const run_opts *o, run_state *s)
+{
+    if (o->regs > 0) {
+        if (o->regs > s->arch.max_regs_per_thread)
+            return cli_usage_error(CMD, "--regs %d exceeds the %s limit of %d per thread", o->regs,
+                                   s->arch.name, s->arch.max_regs_per_thread);
+        s->regs = o->regs;
+        s->regs_source = "option";
+        return WL_OK;
+    }
+    if (ptxas_available()) {
+        diag_t d;
+        diag_clear(&d);
+        int regs = 0;
+        if (ptxas_query(o->ptx, o->kernel, s->arch.sm_target, &regs, NULL, NULL, NULL, &d) ==
+            WL_OK) {
+            s->regs = regs;
+            s->regs_source = "ptxas";
+            return WL_OK;
+        }
+        fprintf(stderr, "warplab run: note: ptxas could not report registers (%s); using the "
+                "estimate\n", d.msg);
+    }
+    s->regs = estimate_regs(s->fn);
+    s->regs_source = "estimate";
+    return WL_OK;
+}
+
+static int compute_occupancy(const run_opts *o, run_state *s)
+{
+    occ_input in;
+    diag_t d;
+    diag_clear(&d);
+    occ_input_defaults(&in);
+    in.block_size = (int)(o->block[0] * o->block[1] * o->block[2]);
+    in.regs_per_thread = s->regs;
+    in.static_smem = (int)s->fn->smem_static;
+    in.dyn_smem = (int)o->smem;
+    if (occ_compute(&s->arch, &in, &s->occ, &d) != WL_OK)
+        return cli_report(&d);
+    if (s->occ.blocks_per_sm == 0)
+        return cli_usage_error(CMD, "too many resources requested for launch: a block of %d "
+                               "threads with %d registers/thread and %d bytes of shared memory "
+                               "does not fit on one %s SM (limited by %s)",
+                               in.block_size, s->regs, in.static_smem + in.dyn_smem, s->arch.name,
+                               occ_first_limiter(s->occ.limiters));
+    return WL_OK;
+}
+
+/* ---- output --------------------------------------------------------------------- */
+
+static int write_dumps(const run_opts *o, const run_state *s)
+{
+    if (mkdir(o->dump, 0777) != 0 && errno != EEXIST)
+        return cli_usage_error(CMD, "--dump %s: cannot create directory: %s", o->dump,
+                               strerror(errno));
+    for (int i = 0; i < o->nargs; i++) {
+        if (!s->specs[i].is_buffer)
+            continue;
+        const devmem_region *r = devmem_find(s->mem, s->addr[i]);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/arg%d.bin", o->dump, i);
+        FILE *fp = fopen(path, "wb");
+        if (!fp)
+            return cli_usage_error(CMD, "--dump: cannot write %s: %s", path, strerror(errno));
+        size_t n = r ? (size_t)r->size : 0;
+        int bad = (n && fwrite(r->host, 1, n, fp) != n);
+        bad |= fclose(fp) != 0;
+        if (bad)
+            return cli_usage_error(CMD, "--dump: error writing %s", path);
+    }
+    return WL_OK;
+}
+
+static cJSON *dims_json(const uint32_t d[3])
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int k = 0; k < 3; k++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(d[k]));
+    return a;
+}
+
+/* Opcodes with a non-zero count, most frequent first (ties by opcode order). */
+static size_t sorted_opcodes(const launch_stats *st, int *idx, size_t max)
+{
+    size_t n = 0, nops = sizeof st->op_count / sizeof st->op_count[0];
+    for (size_t op = 0; op < nops && n < max; op++)
+        if (st->op_count[op])
+            idx[n++] = (int)op;
+    for (size_t i = 1; i < n; i++) /* insertion sort: stable, few entries */
+        for (size_t j = i; j > 0 && st->op_count[idx[j]] > st->op_count[idx[j - 1]]; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    return n;
+}
+
+static void print_json(const run_opts *o, const run_state *s)
+{
+    const launch_stats *st = &s->st;
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "kernel", o->kernel);
+    cJSON_AddStringToObject(j, "arch", s->arch.name);
+    cJSON_AddStringToObject(j, "mode", "functional");
+    cJSON_AddItemToObject(j, "grid", dims_json(o->grid));
+    cJSON_AddItemToObject(j, "block", dims_json(o->block));
+    cJSON_AddNumberToObject(j, "dynamic_smem", (double)o->smem);
+    cJSON_AddNumberToObject(j, "static_smem", s->fn->smem_static);
+    cJSON_AddNumberToObject(j, "regs", s->regs);
+    cJSON_AddStringToObject(j, "regs_source", s->regs_source);
+    cJSON_AddNumberToObject(j, "blocks_per_sm", s->occ.blocks_per_sm);
+    cJSON_AddNumberToObject(j, "warps_per_sm", s->occ.warps_per_sm);
+    cJSON_AddNumberToObject(j, "theoretical_occupancy", s->occ.occupancy);
+    cJSON_AddStringToObject(j, "occupancy_limiter", occ_first_limiter(s->occ.limiters));
+    cJSON_AddStringToObject(j, "policy", o->policy ? o->policy : s->arch.sched_policy);
+    /* Filled by the timing model; null in functional mode. */
+    static const char *const timed[] = {"achieved_occupancy", "cycles", "time_us", "ipc",
+                                        "stalls", "shared_bank_conflicts", "l1_hit_rate",
+                                        "l2_hit_rate", "dram_bytes"};
+    for (size_t k = 0; k < sizeof timed / sizeof timed[0]; k++)
+        cJSON_AddNullToObject(j, timed[k]);
+    cJSON_AddNumberToObject(j, "blocks", (double)st->blocks_done);
+    cJSON_AddNumberToObject(j, "warp_instructions", (double)st->warp_insts);
+    cJSON_AddNumberToObject(j, "thread_instructions", (double)st->thread_insts);
+    cJSON_AddNumberToObject(j, "branches", (double)st->branches);
+    cJSON_AddNumberToObject(j, "divergent_branches", (double)st->divergent_branches);
+    cJSON_AddNumberToObject(j, "branch_efficiency", st->branch_efficiency);
+    cJSON_AddNumberToObject(j, "avg_active_lanes", st->avg_active_lanes);
+    cJSON *ops = cJSON_AddObjectToObject(j, "opcodes");
+    int idx[1024];
+    size_t n = sorted_opcodes(st, idx, sizeof idx / sizeof idx[0]);
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddNumberToObject(ops, isa_name(idx[i]), (double)st->op_count[idx[i]]);
+    cJSON_AddNumberToObject(j, "sim_seconds", s->sim_seconds);
+    char *txt = cJSON_PrintUnformatted(j);
+    if (txt)
+        printf("%s\n", txt);
+    free(txt);
+    cJSON_Delete(j);
+}
+
+static void print_text(const run_opts *o, const run_state *s)
+{
+    const launch_stats *st = &s->st;
+    uint64_t threads = (uint64_t)o->block[0] * o->block[1] * o->block[2];
+    uint64_t blocks = (uint64_t)o->grid[0] * o->grid[1] * o->grid[2];
+    printf("kernel %s on %s (%s), functional mode: instruction counts only, no timing yet\n",
+           o->kernel, s->arch.name, s->arch.full_name);
+    printf("  launch      grid (%u,%u,%u) x block (%u,%u,%u) = %" PRIu64 " blocks of %" PRIu64
+           " threads\n", o->grid[0], o->grid[1], o->grid[2], o->block[0], o->block[1],
+           o->block[2], blocks, threads);
+    printf("  resources   %d registers/thread (%s), %u B static + %" PRIu64 " B dynamic shared\n",
+           s->regs, s->regs_source, s->fn->smem_static, o->smem);
+    printf("  occupancy   %d blocks/SM, %d warps/SM, theoretical %.1f%% (limited by %s)\n",
+           s->occ.blocks_per_sm, s->occ.warps_per_sm, 100.0 * s->occ.occupancy,
+           occ_first_limiter(s->occ.limiters));
+    printf("  executed    %" PRIu64 " warp instructions, %" PRIu64 " thread instructions, "
+           "%.1f active lanes/warp instruction\n",
+           st->warp_insts, st->thread_insts, st->avg_active_lanes);
+    printf("  branches    %" PRIu64 " (%" PRIu64 " divergent), branch efficiency %.1f%%\n",
+           st->branches, st->divergent_branches, 100.0 * st->branch_efficiency);
+    int idx[1024];
+    size_t n = sorted_opcodes(st, idx, sizeof idx / sizeof idx[0]);
+    printf("  opcodes    ");
+    for (size_t i = 0; i < n && i < 8; i++)
+        printf(" %s %" PRIu64 "%s", isa_name(idx[i]), st->op_count[idx[i]],
+               i + 1 < n && i < 7 ? "," : "");
+    printf("%s\n", n > 8 ? ", ..." : "");
+    printf("  host time   %.3f s\n", s->sim_seconds);
+}
+
+/* ---- the command ---------------------------------------------------------------- */
+
+static void run_free(run_state *s)
+{
+    devmem_destroy(s->mem);
+    free(s->params);
+    ptx_module_free(s->mod);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int run_launch(const run_opts *o, run_state *s)
+{
+    diag_t d;
+    diag_clear(&d);
+    launch_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    memcpy(cfg.grid, o->grid, sizeof cfg.grid);
+    memcpy(cfg.block, o->block, sizeof cfg.block);
+    cfg.dyn_smem = (uint32_t)o->smem;
+    cfg.params = s->params;
+    cfg.params_size = s->fn->param_size;
+    cfg.num_sms = s->arch.sm_count;
+    /* Functionally, residency only bounds memory: a few blocks at a time are
+     * enough (blocks of one grid cannot rely on each other's progress anyway). */
+    int resident = s->occ.blocks_per_sm * s->arch.sm_count;
+    cfg.max_resident_blocks = resident < LAUNCH_DEFAULT_RESIDENT ? resident : LAUNCH_DEFAULT_RESIDENT;
+    /* Until the timing model lands there are no cycles: --max-cycles bounds the
+     * number of warp instructions instead (docs/run.md). */
+    cfg.max_warp_insts = o->max_cycles;
+    double t0 = now_seconds();
+    wl_status stt = launch_kernel(s->mod, s->fn, &cfg, s->mem, &s->st, &d);
+    s->sim_seconds = now_seconds() - t0;
+    if (stt != WL_OK)
+        return cli_report(&d);
+    return WL_OK;
+}
 
 int cmd_run(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
-        printf("usage: warplab run ... (not implemented yet)\n");
+        fputs(usage, stdout);
         return WL_OK;
     }
-    fprintf(stderr, "warplab run: not implemented yet\n");
-    return WL_EUSAGE;
+    run_opts *o = (run_opts *)calloc(1, sizeof *o);
+    run_state *s = (run_state *)calloc(1, sizeof *s);
+    int rc = (o && s) ? WL_OK : cli_usage_error(CMD, "out of memory");
+    diag_t d;
+    diag_clear(&d);
+    if (!rc)
+        rc = parse_opts(argc, argv, o);
+    if (!rc && arch_load(cli_arch_dir(), o->arch, &s->arch, &d) != WL_OK)
+        rc = cli_report(&d);
+    if (!rc && ptx_parse_file(o->ptx, &s->mod, &d) != WL_OK)
+        rc = cli_report(&d);
+    if (!rc)
+        rc = find_kernel(o, s);
+    if (!rc)
+        rc = check_launch(o, s);
+    if (!rc)
+        rc = bind_args(o, s);
+    if (!rc)
+        rc = pick_regs(o, s);
+    if (!rc)
+        rc = compute_occupancy(o, s);
+    if (!rc && o->trace)
+        fprintf(stderr, "warplab run: note: --trace %s ignored: traces are not available until "
+                "the timing model lands\n", o->trace);
+    if (!rc)
+        rc = run_launch(o, s);
+    if (!rc && o->dump)
+        rc = write_dumps(o, s);
+    if (!rc) {
+        if (o->json)
+            print_json(o, s);
+        else
+            print_text(o, s);
+    }
+    if (s)
+        run_free(s);
+    free(o);
+    free(s);
+    return rc;
 }
