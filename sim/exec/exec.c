@@ -353,6 +353,7 @@ static void exit_lanes(exec_block *b, xwarp *W, uint32_t m)
     for (int i = 0; i < W->fp; i++)
         W->frames[i].returned &= ~m;
     W->live &= ~m;
+    W->wsync &= ~m;
     b->exited += (uint32_t)__builtin_popcount(m);
     /* Exited threads no longer count towards barriers without a thread count. */
     for (int id = 0; id < 16; id++)
@@ -455,6 +456,31 @@ static int settle(exec_block *b, xwarp *W)
         }
         return 1;
     }
+}
+
+/* __syncwarp(mask) / bar.warp.sync. Converged (all lanes of mask present): nothing to do.
+ * Divergent (Volta-style code where both sides of a branch meet at __syncwarp): the lanes that
+ * arrived wait, and the warp switches to a sibling path (same reconvergence point) that still has
+ * lanes to run; when every live lane of mask has arrived, all are released. If no sibling path can
+ * arrive, the waiting lanes are released anyway (lenient: a GPU would hang or be undefined). */
+static void warp_sync(xwarp *W, xsimt *t, uint32_t mask, uint32_t m)
+{
+    mask &= W->live;
+    W->wsync |= m;
+    if ((mask & ~W->wsync) == 0) {
+        W->wsync &= ~mask;
+        return;
+    }
+    int base = (int)W->frames[W->fp - 1].simt_base;
+    for (int i = W->sp - 2; i > base && W->simt[i].rpc == t->rpc; i--) {
+        if ((W->simt[i].mask & ~W->wsync) != 0) {
+            xsimt tmp = W->simt[i];
+            W->simt[i] = *t;
+            *t = tmp;
+            return;
+        }
+    }
+    W->wsync &= ~mask;
 }
 
 static wl_status do_branch(exec_block *b, int warp, const xinsn *in, uint32_t active,
@@ -833,12 +859,17 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
             out->yielded = 1;
         t->pc++;
         break;
-    case PTX_OP_BAR_WARP_SYNC: case PTX_OP_MEMBAR: case PTX_OP_FENCE: case PTX_OP_BRKPT:
+    case PTX_OP_BAR_WARP_SYNC:
+        t->pc++;
+        if (m)
+            warp_sync(W, t, (uint32_t)XR(regs, in->o[0].slot)[__builtin_ctz(m)], m);
+        break;
+    case PTX_OP_MEMBAR: case PTX_OP_FENCE: case PTX_OP_BRKPT:
     case PTX_OP_PMEVENT: case PTX_OP_GRIDDEPCONTROL: case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU:
     case PTX_OP_CP_ASYNC_COMMIT_GROUP: case PTX_OP_CP_ASYNC_WAIT_GROUP:
     case PTX_OP_CP_ASYNC_WAIT_ALL:
-        /* __syncwarp: a no-op under the stack model (the warp runs in lock step); fences:
-         * functional execution is sequentially consistent; cp.async copies complete at once. */
+        /* fences: functional execution is sequentially consistent; cp.async copies complete
+         * at once. */
         t->pc++;
         break;
     case PTX_OP_SHFL: case PTX_OP_VOTE: case PTX_OP_MATCH: case PTX_OP_REDUX:

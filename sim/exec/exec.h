@@ -9,11 +9,12 @@
  *   zero-extended; predicates are slots holding 0/1.
  * - SIMT reconvergence stack per warp: a divergent branch pushes the two paths, both reconverging
  *   at the immediate post-dominator of the branch's block (from the IR). Calls push a frame.
- *   Pre-Volta stack semantics: the warp runs one path at a time until it reaches the
- *   reconvergence point. Volta's independent thread scheduling is NOT modelled: __syncwarp
- *   (bar.warp.sync) is a no-op, and code that needs lanes of one warp to make progress on
- *   different paths concurrently (intra-warp spin locks, divergent __syncthreads on both paths)
- *   deadlocks here where a Volta+ GPU might not.
+ *   The warp runs one path at a time until it reaches the reconvergence point. Volta's
+ *   independent thread scheduling is modelled only where code synchronises explicitly:
+ *   __syncwarp (bar.warp.sync) on one side of a divergent branch parks those lanes and switches
+ *   to the sibling path until every lane of the mask has arrived. Code that needs lanes of one
+ *   warp to progress on different paths without __syncwarp (intra-warp spin locks, divergent
+ *   __syncthreads on both paths) deadlocks here where a Volta+ GPU might not.
  * - Barriers count threads: a warp arriving adds its active lanes; without a thread count the
  *   barrier expects every thread of the CTA that has not exited (exited threads count as
  *   arrived, as on the hardware); with a count it expects exactly that many.

@@ -115,6 +115,7 @@ typedef struct {
     int fp;
     uint32_t live;                   /* lanes not exited */
     uint32_t carry;                  /* CC.CF per lane */
+    uint32_t wsync;                  /* lanes waiting at a divergent __syncwarp */
     int state;                       /* exec_warp_state */
     int bar;                         /* barrier waited on */
     uint32_t bar_line;
