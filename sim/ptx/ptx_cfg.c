@@ -8,9 +8,11 @@
  * it; exit/ret/trap lead to a virtual exit node so that paths that only meet
  * at thread exit have ipdom == nblocks.
  *
- * Algorithm: Cooper, Harvey & Kennedy, "A Simple, Fast Dominance Algorithm"
- * (2001), run on the reverse CFG rooted at the virtual exit; iterative DFS, so
- * huge functions cannot overflow the C stack.
+ * Algorithm: Lengauer & Tarjan, "A Fast Algorithm for Finding Dominators in a
+ * Flowgraph" (1979), simple version, O(E log V), run on the reverse CFG rooted
+ * at the virtual exit; DFS and path compression are iterative, so huge
+ * functions cannot overflow the C stack. (Cooper-Harvey-Kennedy is simpler but
+ * quadratic on long chains of loop exits, which hostile input can build.)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,98 +21,133 @@
 #include "ptx_cfg.h"
 #include "ptx_int.h"
 
+/* Path compression for eval(): walks v's ancestor chain iteratively (a
+ * recursive compress could overflow the C stack on long chains). Arrays are
+ * indexed by DFS preorder number. */
+static void lt_compress(int32_t v, int32_t *anc, int32_t *label, const int32_t *semi,
+                        int32_t *path)
+{
+    uint32_t n = 0;
+    while (anc[anc[v]] >= 0) {
+        path[n++] = v;
+        v = anc[v];
+    }
+    while (n-- > 0) {
+        int32_t x = path[n];
+        if (semi[label[anc[x]]] < semi[label[x]])
+            label[x] = label[anc[x]];
+        anc[x] = anc[anc[x]];
+    }
+}
+
 int ptx_postdom(uint32_t n, const uint32_t *succ, const uint8_t *nsucc, int32_t *ipdom)
 {
+    /* Lengauer-Tarjan (simple version, O(E log V)) on the reverse CFG rooted
+     * at the exit: the reverse graph's successors are CFG predecessors. */
     uint32_t N = n + 1, ne = 0;
     for (uint32_t i = 0; i < n; i++)
         ne += nsucc[i];
-    /* predecessor lists (CSR): the reverse graph's successors */
     uint32_t *pstart = calloc(N + 1, sizeof(uint32_t));
     uint32_t *pred = malloc((ne ? ne : 1) * sizeof(uint32_t));
-    int32_t *po = malloc(N * sizeof(int32_t));   /* postorder number, -1 unvisited */
-    uint32_t *order = malloc(N * sizeof(uint32_t)); /* nodes by postorder */
+    int32_t *dfn = malloc(N * sizeof(int32_t)), *vertex = malloc(N * sizeof(int32_t));
+    int32_t *parent = malloc(N * sizeof(int32_t)), *semi = malloc(N * sizeof(int32_t));
+    int32_t *anc = malloc(N * sizeof(int32_t)), *label = malloc(N * sizeof(int32_t));
+    int32_t *idom = malloc(N * sizeof(int32_t)), *bhead = malloc(N * sizeof(int32_t));
+    int32_t *bnext = malloc(N * sizeof(int32_t)), *path = malloc(N * sizeof(int32_t));
     uint32_t *stk = malloc(N * sizeof(uint32_t)), *it = calloc(N, sizeof(uint32_t));
-    int32_t *idom = malloc(N * sizeof(int32_t));
     int rc = -1;
-    if (!pstart || !pred || !po || !order || !stk || !it || !idom)
+    if (!pstart || !pred || !dfn || !vertex || !parent || !semi || !anc || !label || !idom ||
+        !bhead || !bnext || !path || !stk || !it)
         goto out;
     for (uint32_t i = 0; i < n; i++)
         for (unsigned k = 0; k < nsucc[i]; k++)
             pstart[succ[2 * i + k] + 1]++;
     for (uint32_t i = 0; i < N; i++)
         pstart[i + 1] += pstart[i];
-    {
-        uint32_t *fill = malloc(N * sizeof(uint32_t));
-        if (!fill)
-            goto out;
-        memcpy(fill, pstart, N * sizeof(uint32_t));
-        for (uint32_t i = 0; i < n; i++)
-            for (unsigned k = 0; k < nsucc[i]; k++)
-                pred[fill[succ[2 * i + k]]++] = i;
-        free(fill);
-    }
-    /* DFS from the exit over predecessors, numbering in postorder */
-    for (uint32_t i = 0; i < N; i++) {
-        po[i] = -1;
-        idom[i] = -1;
-    }
+    for (uint32_t i = 0; i < n; i++) /* fill, using `it` as per-node cursors */
+        for (unsigned k = 0; k < nsucc[i]; k++) {
+            uint32_t s = succ[2 * i + k];
+            pred[pstart[s] + it[s]++] = i;
+        }
+    memset(it, 0, N * sizeof(uint32_t));
+    for (uint32_t i = 0; i < N; i++)
+        dfn[i] = -1;
+    /* 1. preorder DFS from the exit over CFG predecessors */
     uint32_t sp = 0, cnt = 0;
     stk[sp++] = n;
-    po[n] = -2; /* on stack */
+    dfn[n] = (int32_t)cnt;
+    vertex[cnt] = (int32_t)n;
+    parent[cnt++] = -1;
     while (sp) {
         uint32_t v = stk[sp - 1];
         if (pstart[v] + it[v] < pstart[v + 1]) {
             uint32_t u = pred[pstart[v] + it[v]++];
-            if (po[u] == -1) {
-                po[u] = -2;
+            if (dfn[u] < 0) {
+                dfn[u] = (int32_t)cnt;
+                vertex[cnt] = (int32_t)u;
+                parent[cnt++] = dfn[v];
                 stk[sp++] = u;
             }
         } else {
             sp--;
-            po[v] = (int32_t)cnt;
-            order[cnt++] = v;
         }
     }
-    idom[n] = (int32_t)n;
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (uint32_t k = cnt - 1; k-- > 0;) { /* reverse postorder, skipping the exit */
-            uint32_t v = order[k];
-            int32_t nd = -1;
-            for (unsigned j = 0; j < nsucc[v]; j++) {
-                uint32_t s = succ[2 * v + j];
-                if (idom[s] < 0)
-                    continue;
-                if (nd < 0) {
-                    nd = (int32_t)s;
-                    continue;
-                }
-                uint32_t a = s, b = (uint32_t)nd;
-                while (a != b) {
-                    while (po[a] < po[b])
-                        a = (uint32_t)idom[a];
-                    while (po[b] < po[a])
-                        b = (uint32_t)idom[b];
-                }
-                nd = (int32_t)a;
-            }
-            if (nd >= 0 && idom[v] != nd) {
-                idom[v] = nd;
-                changed = 1;
-            }
-        }
+    for (uint32_t i = 0; i < cnt; i++) {
+        semi[i] = label[i] = (int32_t)i;
+        anc[i] = bhead[i] = -1;
+        idom[i] = 0;
     }
+    /* 2. semidominators in reverse preorder; buckets give tentative idoms */
+    for (uint32_t w = cnt - 1; w >= 1; w--) {
+        uint32_t node = (uint32_t)vertex[w];
+        for (unsigned k = 0; node < n && k < nsucc[node]; k++) { /* reverse-graph preds */
+            int32_t v = dfn[succ[2 * node + k]];
+            if (v < 0)
+                continue;
+            int32_t u = v;
+            if (anc[v] >= 0) {
+                lt_compress(v, anc, label, semi, path);
+                u = label[v];
+            }
+            if (semi[u] < semi[w])
+                semi[w] = semi[u];
+        }
+        bnext[w] = bhead[semi[w]];
+        bhead[semi[w]] = (int32_t)w;
+        int32_t pw = parent[w];
+        anc[w] = pw; /* link */
+        for (int32_t v = bhead[pw]; v >= 0; v = bnext[v]) {
+            int32_t u = v;
+            if (anc[v] >= 0) {
+                lt_compress(v, anc, label, semi, path);
+                u = label[v];
+            }
+            idom[v] = semi[u] < semi[v] ? u : pw;
+        }
+        bhead[pw] = -1;
+    }
+    /* 3. final idoms in preorder */
+    for (uint32_t w = 1; w < cnt; w++)
+        if (idom[w] != semi[w])
+            idom[w] = idom[idom[w]];
     for (uint32_t i = 0; i < n; i++)
-        ipdom[i] = po[i] >= 0 ? idom[i] : -1;
+        ipdom[i] = dfn[i] > 0 ? vertex[idom[dfn[i]]] : -1;
     rc = 0;
 out:
     free(pstart);
     free(pred);
-    free(po);
-    free(order);
+    free(dfn);
+    free(vertex);
+    free(parent);
+    free(semi);
+    free(anc);
+    free(label);
+    free(idom);
+    free(bhead);
+    free(bnext);
+    free(path);
     free(stk);
     free(it);
-    free(idom);
     return rc;
 }
 

@@ -57,6 +57,8 @@ static int skip_space(plex *lx)
             while (lx->pos < lx->len && lx->src[lx->pos] != '\n')
                 lx->pos++;
         } else if (c == '/' && lx->pos + 1 < lx->len && lx->src[lx->pos + 1] == '*') {
+            lx->eline = lx->line;
+            lx->ecol = (uint32_t)(lx->pos - lx->line_start + 1);
             lx->pos += 2;
             for (;;) {
                 if (lx->pos + 1 >= lx->len) {
@@ -83,15 +85,13 @@ static int skip_space(plex *lx)
 
 plex_tok plex_next(plex *lx)
 {
-    uint32_t cline = lx->line;
-    size_t cstart = lx->line_start, cpos = lx->pos;
     if (skip_space(lx) < 0) {
         plex_tok t;
         t.kind = PLEX_ERROR;
-        t.text = lx->src + cpos;
+        t.text = lx->src + lx->len;
         t.len = 0;
-        t.line = cline;
-        t.col = (uint32_t)(cpos - cstart + 1);
+        t.line = lx->eline;
+        t.col = lx->ecol;
         lx->err = "unterminated comment";
         return t;
     }

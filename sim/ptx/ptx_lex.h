@@ -34,6 +34,7 @@ typedef struct {
     uint32_t line;
     size_t line_start;
     const char *err; /* message for PLEX_ERROR */
+    uint32_t eline, ecol; /* where an unterminated comment started */
 } plex;
 
 void plex_init(plex *lx, const char *src, size_t len);

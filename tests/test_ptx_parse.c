@@ -1,0 +1,656 @@
+/* ptx front end: every committed PTX file parses; specific constructs decode
+ * to the expected IR fields; malformed and unsupported input gives the right
+ * status at the right line:col; hostile input is bounded; parsing is fast. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ptx.h"
+#include "testutil.h"
+
+/* Parses text; fails the test with the diag if it does not parse. */
+static ptx_module *parse_ok(const char *src)
+{
+    ptx_module *m = NULL;
+    diag_t d;
+    wl_status st = ptx_parse_string(src, strlen(src), "t.ptx", &m, &d);
+    if (st != WL_OK) {
+        char b[2048];
+        diag_format(&d, b, sizeof b);
+        fail_msg("parse failed (status %d): %s", st, b);
+    }
+    return m;
+}
+
+/* Expects a failure with this status at line:col and a message containing sub. */
+static void parse_err(const char *src, size_t len, wl_status want, int line, int col,
+                      const char *sub)
+{
+    ptx_module *m = (ptx_module *)1;
+    diag_t d;
+    wl_status st = ptx_parse_string(src, len, "t.ptx", &m, &d);
+    char b[2048];
+    diag_format(&d, b, sizeof b);
+    if (st != want || m != NULL || (line && d.line != line) || (col && d.col != col) ||
+        (sub && !strstr(d.msg, sub)))
+        fail_msg("want status %d at %d:%d containing '%s'; got status %d: %s", want, line, col,
+                 sub ? sub : "", st, b);
+}
+
+#define HDR ".version 9.0\n.target sm_90\n.address_size 64\n"
+
+/* Kernel "k" with the given body lines and some registers declared. */
+static ptx_module *kernel(const char *body)
+{
+    static char buf[8192];
+    snprintf(buf, sizeof buf,
+             HDR ".shared .align 4 .b8 smem[64];\n"
+                 ".visible .entry k(.param .u64 k_param_0, .param .u32 k_param_1)\n{\n"
+                 ".reg .pred %%p<4>;\n.reg .b32 %%r<10>;\n.reg .f32 %%f<8>;\n"
+                 ".reg .b64 %%rd<6>;\n.reg .f64 %%fd<4>;\n%s\nret;\n}\n",
+             body);
+    return parse_ok(buf);
+}
+
+static const ptx_operand *opnd(const ptx_func *f, uint32_t i, unsigned k)
+{
+    assert_true(i < f->ninsns);
+    assert_true(k < f->insns[i].nops);
+    return &f->ops[f->insns[i].op0 + k];
+}
+
+static void assert_format(const ptx_module *m, const ptx_func *f, uint32_t i, const char *want)
+{
+    char b[512];
+    ptx_insn_format(m, f, i, b, sizeof b);
+    if (strcmp(b, want) != 0)
+        fail_msg("insn %u formats as '%s', want '%s'", i, b, want);
+}
+
+/* ---- every committed PTX file parses ---- */
+static unsigned parse_dir(const char *rel, unsigned *ninsns)
+{
+    const char *dir = tu_path(rel);
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return 0;
+    unsigned n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".ptx") != 0)
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ptx_module *m;
+        diag_t d;
+        wl_status st = ptx_parse_file(path, &m, &d);
+        if (st != WL_OK) {
+            char b[2048];
+            diag_format(&d, b, sizeof b);
+            fail_msg("%s does not parse: %s", path, b);
+        }
+        unsigned entries = 0;
+        for (uint32_t i = 0; i < m->nfuncs; i++) {
+            const ptx_func *f = &m->funcs[i];
+            entries += f->is_entry;
+            for (uint32_t j = 0; j < f->ninsns; j++) {
+                char b[1024];
+                ptx_insn_format(m, f, j, b, sizeof b);
+                if (strchr(b, '?'))
+                    fail_msg("%s: %s insn %u prints as '%s'", path, f->name, j, b);
+            }
+            *ninsns += f->ninsns;
+        }
+        if (entries == 0)
+            fail_msg("%s has no .entry", path);
+        ptx_module_free(m);
+        n++;
+    }
+    closedir(dp);
+    return n;
+}
+
+static void test_all_files_parse(void **state)
+{
+    (void)state;
+    unsigned ni = 0;
+    unsigned n = parse_dir("tests/data/ptx", &ni);
+    if (n < 4)
+        fail_msg("only %u files in tests/data/ptx", n);
+    n += parse_dir("gpu/ptx", &ni);
+    print_message("parsed %u files, %u instructions\n", n, ni);
+    assert_true(ni > 1000);
+}
+
+/* ---- module header, params, directives, variables ---- */
+static void test_module_header(void **state)
+{
+    (void)state;
+    ptx_module *m;
+    diag_t d;
+    assert_int_equal(ptx_parse_file(tu_path("tests/data/ptx/reduce.ptx"), &m, &d), WL_OK);
+    assert_int_equal(m->version_major, 9);
+    assert_int_equal(m->version_minor, 0);
+    assert_int_equal(m->sm, 90);
+    assert_string_equal(m->target, "sm_90");
+    assert_int_equal(m->address_size, 64);
+    assert_true(m->nfiles >= 2);
+    assert_non_null(m->files[1]);
+    assert_non_null(strstr(m->files[1], "reduce.cu"));
+    const ptx_func *f = ptx_find_func(m, "reduce_sum");
+    assert_non_null(f);
+    assert_true(f->is_entry);
+    assert_int_equal(f->linkage, PTX_LINK_VISIBLE);
+    assert_int_equal(f->nparams, 3);
+    assert_int_equal(f->params[0].offset, 0);
+    assert_int_equal(f->params[0].size, 8);
+    assert_int_equal(f->params[1].offset, 8);
+    assert_int_equal(f->params[2].offset, 16);
+    assert_int_equal(f->params[2].size, 4);
+    assert_int_equal(f->param_size, 20);
+    assert_int_equal(f->maxntid[0], 256);
+    assert_int_equal(f->maxntid[1], 1);
+    assert_int_equal(f->minnctapersm, 2);
+    /* __shared__ float warp_sums[32] */
+    assert_int_equal(f->nsmem, 1);
+    assert_int_equal(f->smem_static, 128);
+    assert_int_equal(f->dyn_smem_var, PTX_NONE);
+    /* every instruction carries a .loc into reduce.cu */
+    unsigned with_loc = 0;
+    for (uint32_t i = 0; i < f->ninsns; i++)
+        with_loc += f->insns[i].loc_file == 1 && f->insns[i].loc_line > 0;
+    assert_true(with_loc > f->ninsns / 2);
+    assert_null(ptx_find_func(m, "nope"));
+    ptx_module_free(m);
+}
+
+static void test_variables_and_smem(void **state)
+{
+    (void)state;
+    ptx_module *m = parse_ok(
+        HDR ".const .align 4 .f32 c[4] = {0f3F800000, 0f40000000, 1.5, -2};\n"
+            ".global .align 8 .u64 t[3] = {1, 0xffffffffffff, 3};\n"
+            ".global .s32 g = -7;\n"
+            ".global .align 4 .b8 big[4000000000];\n"
+            ".shared .align 16 .b8 a[100];\n"
+            ".shared .align 8 .b8 b[8];\n"
+            ".extern .shared .align 16 .b8 dyn[];\n"
+            ".visible .entry k()\n{\n.reg .b32 %r<3>;\n"
+            "mov.u32 %r0, a;\nmov.u32 %r1, dyn;\nld.shared.u32 %r2, [b+4];\nret;\n}\n");
+    assert_int_equal(m->nvars, 7);
+    const ptx_var *c = &m->vars[0];
+    assert_string_equal(c->name, "c");
+    assert_int_equal(c->space, PTX_SPACE_CONST);
+    assert_int_equal(c->size, 16);
+    assert_int_equal(c->init_size, 16);
+    uint32_t w[4];
+    memcpy(w, c->init, 16);
+    assert_int_equal(w[0], 0x3F800000);
+    assert_int_equal(w[1], 0x40000000);
+    assert_int_equal(w[2], 0x3FC00000);
+    assert_int_equal(w[3], 0xC0000000);
+    uint64_t q[3];
+    memcpy(q, m->vars[1].init, 24);
+    assert_int_equal(q[1], 0xffffffffffffull);
+    int32_t g;
+    memcpy(&g, m->vars[2].init, 4);
+    assert_int_equal(g, -7);
+    assert_int_equal(m->vars[3].size, 4000000000ull); /* no bytes allocated for it */
+    assert_null(m->vars[3].init);
+    assert_true(m->vars[6].unsized);
+    const ptx_func *f = ptx_find_func(m, "k");
+    assert_int_equal(f->nsmem, 2);
+    assert_int_equal(f->smem_off[4], 0);   /* a */
+    assert_int_equal(f->smem_off[5], 104); /* b: 100 aligned up to 8 */
+    assert_int_equal(f->smem_static, 112);
+    assert_int_equal(f->dyn_smem_var, 6);
+    assert_int_equal(f->dyn_smem_offset, 112);
+    assert_int_equal(f->smem_off[6], 112);
+    assert_int_equal(f->smem_off[0], UINT32_MAX);
+    const ptx_operand *o = opnd(f, 2, 1);
+    assert_int_equal(o->kind, PTX_OPND_ADDR);
+    assert_int_equal(o->symkind, PTX_SYM_MODVAR);
+    assert_int_equal(o->sym, 5);
+    assert_int_equal(o->space, PTX_SPACE_SHARED);
+    assert_int_equal(o->off, 4);
+    ptx_module_free(m);
+}
+
+static void test_registers(void **state)
+{
+    (void)state;
+    ptx_module *m = kernel("{\n.reg .b32 inner, %r<2>;\nmov.u32 inner, %r1;\n}\nmov.u32 %r9, %r1;");
+    const ptx_func *f = ptx_find_func(m, "k");
+    /* 4 + 10 + 8 + 6 + 4 outer registers, then `inner` and a shadowing %r<2> */
+    assert_int_equal(f->nregs, 32 + 1 + 2);
+    assert_int_equal(f->regs[0].type, PTX_T_PRED);
+    assert_string_equal(f->regs[4].name, "%r");
+    assert_int_equal(f->regs[13].num, 9);
+    const ptx_operand *src = opnd(f, 0, 1);
+    assert_int_equal(src->reg, 34); /* the inner %r1 */
+    assert_int_equal(opnd(f, 1, 1)->reg, 5); /* the outer %r1 after the scope closed */
+    assert_int_equal(opnd(f, 1, 0)->reg, 13);
+    ptx_module_free(m);
+}
+
+/* ---- instruction decoding ---- */
+static void test_decode_memory(void **state)
+{
+    (void)state;
+    ptx_module *m = kernel(
+        "ld.global.nc.v4.f32 {%f1, %f2, _, %f4}, [%rd1+16];\n"
+        "st.shared.v2.u32 [%r1+-8], {%r2, %r3};\n"
+        "ld.param.u64 %rd1, [k_param_0];\n"
+        "cvta.to.global.u64 %rd2, %rd1;\n"
+        "mov.u64 %rd3, smem;\n"
+        "ld.global.cs.L1::no_allocate.u32 %r1, [%rd2];\n"
+        "atom.global.cas.b32 %r1, [%rd2], %r2, %r3;\n"
+        "red.relaxed.gpu.global.add.f32 [%rd2], %f1;\n"
+        "atom.shared.add.u64 %rd4, [smem+8], 1;\n"
+        "ld.volatile.shared.u32 %r5, [0x10];\n"
+        "cp.async.cg.shared.global [%r1], [%rd2], 16, 16;\n");
+    const ptx_func *f = ptx_find_func(m, "k");
+    const ptx_insn *in = &f->insns[0];
+    assert_int_equal(in->op, PTX_OP_LD);
+    assert_int_equal(in->space, PTX_SPACE_GLOBAL);
+    assert_true(in->flags & PTX_F_NC);
+    assert_int_equal(in->vec, 4);
+    assert_int_equal(in->type[0], PTX_T_F32);
+    const ptx_operand *v = opnd(f, 0, 0);
+    assert_int_equal(v->kind, PTX_OPND_VEC);
+    assert_int_equal(v->nvec, 4);
+    assert_int_equal(v->vec[2], PTX_NONE);
+    const ptx_operand *a = opnd(f, 0, 1);
+    assert_int_equal(a->kind, PTX_OPND_ADDR);
+    assert_int_equal(a->off, 16);
+    assert_int_equal(a->sym, PTX_NONE);
+    assert_int_equal(opnd(f, 1, 0)->off, -8);
+    assert_int_equal(f->insns[1].op, PTX_OP_ST);
+    assert_int_equal(opnd(f, 2, 1)->symkind, PTX_SYM_PARAM);
+    assert_int_equal(opnd(f, 2, 1)->sym, 0);
+    assert_true(f->insns[3].flags & PTX_F_TO);
+    assert_int_equal(f->insns[3].space, PTX_SPACE_GLOBAL);
+    assert_int_equal(opnd(f, 4, 1)->kind, PTX_OPND_SYM);
+    assert_int_equal(opnd(f, 4, 1)->space, PTX_SPACE_SHARED);
+    assert_int_equal(f->insns[5].cache, PTX_CACHE_CS);
+    assert_int_equal(f->insns[6].aop, PTX_AOP_CAS);
+    assert_int_equal(f->insns[6].nops, 4);
+    assert_int_equal(f->insns[7].op, PTX_OP_RED);
+    assert_int_equal(f->insns[7].sem, PTX_SEM_RELAXED);
+    assert_int_equal(f->insns[7].scope, PTX_SCOPE_GPU);
+    assert_int_equal(f->insns[7].aop, PTX_AOP_ADD);
+    assert_int_equal(isa_unit(&f->insns[8]), PTX_UNIT_ATOM);
+    assert_int_equal(opnd(f, 8, 2)->imm, 1);
+    assert_int_equal(opnd(f, 8, 2)->type, PTX_T_U64);
+    assert_int_equal(opnd(f, 9, 1)->off, 16);
+    assert_int_equal(f->insns[9].sem, PTX_SEM_VOLATILE);
+    assert_int_equal(isa_unit(&f->insns[9]), PTX_UNIT_SHMEM);
+    assert_int_equal(isa_latclass(&f->insns[9]), PTX_LAT_SHMEM);
+    assert_int_equal(f->insns[10].op, PTX_OP_CP_ASYNC);
+    assert_int_equal(f->insns[10].mode, PTX_CPASYNC_CG);
+    assert_format(m, f, 0, "ld.global.nc.v4.f32 {%f1, %f2, _, %f4}, [%rd1+16];");
+    assert_format(m, f, 1, "st.shared.v2.u32 [%r1-8], {%r2, %r3};");
+    assert_format(m, f, 3, "cvta.to.global.u64 %rd2, %rd1;");
+    assert_format(m, f, 10, "cp.async.cg.shared.global [%r1], [%rd2], 16, 16;");
+    ptx_module_free(m);
+}
+
+static void test_decode_arith(void **state)
+{
+    (void)state;
+    ptx_module *m = kernel(
+        "setp.lt.and.s32 %p1|%p2, %r1, -5, !%p3;\n"
+        "cvt.rzi.s32.f64 %r1, %fd1;\n"
+        "mul.wide.s32 %rd1, %r1, 4;\n"
+        "mov.f32 %f1, 0f3F800000;\n"
+        "add.f32 %f1, %f1, 1;\n"
+        "add.f64 %fd1, %fd1, 0f3F800000;\n"
+        "mov.b32 %r2, 0xFFFFFFFF;\n"
+        "mov.u64 %rd2, 0x8000000000000000;\n"
+        "fma.rn.ftz.sat.f32 %f2, %f1, %f1, %f1;\n"
+        "mad.hi.cc.u32 %r3, %r1, %r2, %r3;\n"
+        "ex2.approx.ftz.f32 %f3, %f2;\n"
+        "setp.hi.u32 %p1, %r1, %r2;\n"
+        "div.rn.f64 %fd2, %fd1, %fd1;\n"
+        "set.gt.u32.f32 %r4, %f1, %f2;\n"
+        "selp.b32 %r5, 1, 0, %p1;\n"
+        "shf.l.wrap.b32 %r6, %r1, %r2, 3;\n"
+        "lop3.b32 %r7, %r1, %r2, %r3, 0x96;\n"
+        "testp.notanumber.f32 %p2, %f1;\n"
+        "prmt.b32.rc8 %r8, %r1, 0, 0;\n");
+    const ptx_func *f = ptx_find_func(m, "k");
+    const ptx_insn *s = &f->insns[0];
+    assert_int_equal(s->op, PTX_OP_SETP);
+    assert_int_equal(s->cmp, PTX_CMP_LT);
+    assert_int_equal(s->boolop, PTX_BOOL_AND);
+    assert_int_equal(opnd(f, 0, 0)->kind, PTX_OPND_PAIR);
+    assert_int_equal(opnd(f, 0, 0)->vec[1], 2);
+    assert_int_equal((int64_t)opnd(f, 0, 2)->imm, -5);
+    assert_int_equal(opnd(f, 0, 2)->type, PTX_T_S32);
+    assert_true(opnd(f, 0, 3)->neg);
+    assert_int_equal(f->insns[1].type[0], PTX_T_S32);
+    assert_int_equal(f->insns[1].type[1], PTX_T_F64);
+    assert_int_equal(f->insns[1].round, PTX_RND_RZI);
+    assert_int_equal(f->insns[2].mul, PTX_MUL_WIDE);
+    assert_int_equal(isa_unit(&f->insns[2]), PTX_UNIT_FMA);
+    assert_int_equal(opnd(f, 3, 1)->kind, PTX_OPND_FIMM);
+    assert_int_equal(opnd(f, 3, 1)->imm, 0x3F800000);
+    /* an integer literal in a float operand becomes that value's bits */
+    assert_int_equal(opnd(f, 4, 2)->kind, PTX_OPND_FIMM);
+    assert_int_equal(opnd(f, 4, 2)->imm, 0x3F800000);
+    /* an f32 literal in an f64 operand is widened */
+    assert_int_equal(opnd(f, 5, 2)->imm, 0x3FF0000000000000ull);
+    assert_int_equal(opnd(f, 5, 2)->type, PTX_T_F64);
+    assert_int_equal(isa_unit(&f->insns[5]), PTX_UNIT_FP64);
+    assert_int_equal(isa_latclass(&f->insns[5]), PTX_LAT_FP64);
+    assert_int_equal(opnd(f, 6, 1)->imm, 0xFFFFFFFFull);
+    assert_int_equal(opnd(f, 7, 1)->imm, 0x8000000000000000ull);
+    assert_int_equal(f->insns[8].flags & (PTX_F_FTZ | PTX_F_SAT), PTX_F_FTZ | PTX_F_SAT);
+    assert_int_equal(f->insns[8].round, PTX_RND_RN);
+    assert_int_equal(f->insns[9].mul, PTX_MUL_HI);
+    assert_true(f->insns[9].flags & PTX_F_CC);
+    assert_int_equal(isa_unit(&f->insns[10]), PTX_UNIT_SFU);
+    assert_true(f->insns[10].flags & PTX_F_APPROX);
+    assert_int_equal(f->insns[11].cmp, PTX_CMP_HI);
+    assert_int_equal(f->insns[11].mul, PTX_MUL_NONE);
+    assert_int_equal(f->insns[13].type[0], PTX_T_U32);
+    assert_int_equal(f->insns[13].type[1], PTX_T_F32);
+    assert_int_equal(opnd(f, 14, 1)->imm, 1);
+    assert_int_equal(f->insns[15].mode, PTX_SHF_L);
+    assert_true(f->insns[15].flags & PTX_F_WRAP);
+    assert_int_equal(opnd(f, 16, 4)->imm, 0x96);
+    assert_int_equal(f->insns[17].mode, PTX_TESTP_NOTANUMBER);
+    assert_int_equal(f->insns[18].mode, PTX_PRMT_RC8);
+    assert_format(m, f, 0, "setp.lt.and.s32 %p1|%p2, %r1, -5, !%p3;");
+    assert_format(m, f, 4, "add.f32 %f1, %f1, 0f3F800000;");
+    assert_format(m, f, 9, "mad.hi.cc.u32 %r3, %r1, %r2, %r3;");
+    ptx_module_free(m);
+}
+
+static void test_decode_control(void **state)
+{
+    (void)state;
+    ptx_module *m = kernel(
+        ".loc 1 42 7\n"
+        "@!%p1 bra $L__BB0_2;\n"
+        "bra.uni $L__BB0_2;\n"
+        "$L__BB0_2:\n"
+        ".loc 2 5 3, function_name $L__info_string0, inlined_at 1 40 3\n"
+        "shfl.sync.bfly.b32 %r2|%p1, %r1, 16, 31, -1;\n"
+        "vote.sync.ballot.b32 %r1, %p1, -1;\n"
+        "bar.sync 1, 64;\n"
+        "barrier.sync 0;\n"
+        "bar.red.popc.u32 %r3, 0, %p2;\n"
+        "bar.warp.sync -1;\n"
+        "membar.gl;\n"
+        "fence.acq_rel.gpu;\n"
+        "match.any.sync.b32 %r4, %r1, -1;\n"
+        "redux.sync.max.u32 %r5, %r1, -1;\n"
+        "mov.u32 %r6, %ctaid.y;\n"
+        "mov.u64 %rd1, %clock64;\n"
+        "activemask.b32 %r7;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r1], %r2;\n"
+        "nanosleep.u32 100;\n"
+        "@%p1 exit;\n");
+    const ptx_func *f = ptx_find_func(m, "k");
+    const ptx_insn *b = &f->insns[0];
+    assert_int_equal(b->op, PTX_OP_BRA);
+    assert_int_equal(b->guard, 1);
+    assert_true(b->guard_neg);
+    assert_int_equal(b->target, 2);
+    assert_int_equal(b->loc_file, 1);
+    assert_int_equal(b->loc_line, 42);
+    assert_int_equal(b->loc_col, 7);
+    assert_int_equal(b->line, 13);
+    assert_int_equal(b->col, 7); /* the opcode's column */
+    assert_true(f->insns[1].flags & PTX_F_UNI);
+    assert_int_equal(opnd(f, 1, 0)->kind, PTX_OPND_LABEL);
+    assert_int_equal(opnd(f, 1, 0)->sym, 2);
+    const ptx_insn *sh = &f->insns[2];
+    assert_int_equal(sh->mode, PTX_SHFL_BFLY);
+    assert_true(sh->flags & PTX_F_SYNC);
+    assert_int_equal(sh->loc_file, 2);
+    assert_int_equal(sh->loc_line, 5);
+    assert_int_equal(opnd(f, 2, 4)->imm, 0xFFFFFFFFFFFFFFFFull);
+    assert_int_equal(f->insns[3].mode, PTX_VOTE_BALLOT);
+    assert_int_equal(f->insns[4].mode, PTX_BAR_SYNC);
+    assert_true(f->insns[4].flags & PTX_F_ALIGNED);
+    assert_int_equal(opnd(f, 4, 1)->imm, 64);
+    assert_int_equal(f->insns[5].mode, PTX_BAR_SYNC);
+    assert_false(f->insns[5].flags & PTX_F_ALIGNED);
+    assert_int_equal(f->insns[6].mode, PTX_BAR_RED);
+    assert_int_equal(f->insns[6].aop, PTX_AOP_POPC);
+    assert_int_equal(f->insns[7].op, PTX_OP_BAR_WARP_SYNC);
+    assert_int_equal(f->insns[8].scope, PTX_SCOPE_GPU);
+    assert_int_equal(f->insns[9].sem, PTX_SEM_ACQ_REL);
+    assert_int_equal(f->insns[10].mode, PTX_MATCH_ANY);
+    assert_int_equal(f->insns[11].aop, PTX_AOP_MAX);
+    assert_int_equal(opnd(f, 12, 1)->kind, PTX_OPND_SREG);
+    assert_int_equal(opnd(f, 12, 1)->sreg, PTX_SR_CTAID_Y);
+    assert_int_equal(opnd(f, 13, 1)->sreg, PTX_SR_CLOCK64);
+    assert_int_equal(f->insns[14].op, PTX_OP_ACTIVEMASK);
+    assert_int_equal(f->insns[15].op, PTX_OP_MBAR_TRY_WAIT);
+    assert_int_equal(f->insns[15].mode, PTX_MBAR_PARITY);
+    assert_int_equal(f->insns[15].space, PTX_SPACE_SHARED);
+    assert_int_equal(f->insns[17].op, PTX_OP_EXIT);
+    assert_format(m, f, 0, "@!%p1 bra $L__BB0_2;");
+    assert_format(m, f, 4, "bar.sync 1, 64;");
+    assert_format(m, f, 5, "barrier.sync 0;");
+    assert_format(m, f, 8, "membar.gl;");
+    ptx_module_free(m);
+}
+
+static void test_decode_call(void **state)
+{
+    (void)state;
+    ptx_module *m = parse_ok(
+        HDR ".func (.param .b32 func_retval0) add1(.param .b32 add1_param_0);\n"
+            ".visible .entry k()\n{\n.reg .b32 %r<3>;\n"
+            "mov.u32 %r1, 5;\n{ // callseq 0\n.param .b32 param0;\nst.param.b32 [param0+0], %r1;\n"
+            ".param .b32 retval0;\ncall.uni (retval0), \nadd1, \n(\nparam0\n);\n"
+            "ld.param.b32 %r2, [retval0+0];\n} // callseq 0\nret;\n}\n"
+            ".func (.param .b32 func_retval0) add1(.param .b32 add1_param_0)\n{\n"
+            ".reg .b32 %r<3>;\nld.param.u32 %r1, [add1_param_0];\nadd.s32 %r2, %r1, 1;\n"
+            "st.param.b32 [func_retval0+0], %r2;\nret;\n}\n");
+    const ptx_func *k = ptx_find_func(m, "k");
+    int callee = ptx_find_func_index(m, "add1");
+    assert_int_equal(m->nfuncs, 2);
+    const ptx_insn *c = &k->insns[2];
+    assert_int_equal(c->op, PTX_OP_CALL);
+    assert_int_equal(c->target, callee);
+    assert_int_equal(c->nret, 1);
+    assert_int_equal(c->nops, 2);
+    assert_int_equal(opnd(k, 2, 0)->symkind, PTX_SYM_LOCAL);
+    assert_int_equal(opnd(k, 2, 1)->symkind, PTX_SYM_LOCAL);
+    assert_int_equal(k->nlocals, 2);
+    assert_int_equal(k->locals[0].space, PTX_SPACE_PARAM);
+    assert_int_equal(k->locals[1].offset, 4);
+    assert_int_equal(k->callparam_size, 8);
+    const ptx_func *a = &m->funcs[callee];
+    assert_false(a->is_decl);
+    assert_int_equal(a->nrets, 1);
+    assert_int_equal(opnd(a, 2, 0)->symkind, PTX_SYM_RET);
+    assert_format(m, k, 2, "call.uni (retval0), add1, (param0);");
+    ptx_module_free(m);
+}
+
+/* ---- errors ---- */
+typedef struct {
+    const char *body;
+    wl_status st;
+    int line, col;
+    const char *sub;
+} err_case;
+
+static void test_errors(void **state)
+{
+    (void)state;
+    /* bodies go at line 12 (see kernel()) */
+    static const err_case cases[] = {
+        {"foo.bar %r1;", WL_EUSAGE, 12, 1, "unknown instruction 'foo.bar'"},
+        {"  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [t, {%f1, %f2}];", WL_EUNSUPPORTED, 12, 3,
+         "unsupported instruction 'tex.2d"},
+        {"wgmma.fence.sync.aligned;", WL_EUNSUPPORTED, 12, 1, "wgmma"},
+        {"cvt.rn.satfinite.e4m3x2.f32 %r1, %f1, %f2;", WL_EUNSUPPORTED, 12, 1, "satfinite"},
+        {".reg .b32 %q<99999999>;", WL_EUSAGE, 12, 0, "too large"},
+        {"bra $L_nowhere;", WL_EUSAGE, 12, 5, "undefined label '$L_nowhere'"},
+        {"mov.u32 %r1, %r2", WL_EUSAGE, 13, 1, "expected ',' or ';'"},
+        {"mov.u32 %r1, %zz3;", WL_EUSAGE, 12, 14, "undeclared register"},
+        {"mov.u32 %r1, %r10;", WL_EUSAGE, 12, 14, "undeclared"},
+        {"mov.u64 %rd1, 999999999999999999999999;", WL_EUSAGE, 12, 15, "too large or malformed"},
+        {"add.q32 %r1, %r1, %r1;", WL_EUSAGE, 12, 1, "unknown modifier '.q32'"},
+        {"add.s32 %r1, %r1;", WL_EUSAGE, 12, 1, "add takes 3 to 3 operands, found 2"},
+        {"@%r1 bra $L;", WL_EUSAGE, 12, 2, "not a predicate"},
+        {"$L: $L: ret;", WL_EUSAGE, 12, 5, "duplicate label"},
+        {"/* never closed", WL_EUSAGE, 12, 1, "unterminated comment"},
+        {"call.uni %rd1, (%r1);", WL_EUNSUPPORTED, 12, 10, "indirect call"},
+        {"call.uni nosuch;", WL_EUSAGE, 12, 10, "undeclared function"},
+        {"mov.u32 %r1, %pm0;", WL_EUNSUPPORTED, 12, 14, "special register"},
+        {".surfref s;", WL_EUNSUPPORTED, 12, 1, "unsupported directive '.surfref'"},
+        {"ld.global.v8.f32 {%f1}, [%rd1];", WL_EUNSUPPORTED, 12, 1, ".v8"},
+        {"st.global.u32 [%rd1+1x], %r1;", WL_EUSAGE, 12, 0, "address offset"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[4096];
+        snprintf(buf, sizeof buf,
+                 HDR ".shared .align 4 .b8 smem[64];\n"
+                     ".visible .entry k(.param .u64 k_param_0, .param .u32 k_param_1)\n{\n"
+                     ".reg .pred %%p<4>;\n.reg .b32 %%r<10>;\n.reg .f32 %%f<8>;\n"
+                     ".reg .b64 %%rd<6>;\n.reg .f64 %%fd<4>;\n%s\nret;\n}\n",
+                 cases[i].body);
+        print_message("case %zu: %s\n", i, cases[i].body);
+        parse_err(buf, strlen(buf), cases[i].st, cases[i].line, cases[i].col, cases[i].sub);
+    }
+}
+
+static void test_module_errors(void **state)
+{
+    (void)state;
+    parse_err(HDR ".global .u64 p = generic(x);\n", strlen(HDR) + 30, WL_EUNSUPPORTED, 4, 18,
+              "address initializer");
+    parse_err(HDR ".global .texref t;\n", strlen(HDR) + 19, WL_EUNSUPPORTED, 4, 9, ".texref");
+    parse_err(HDR ".entry k(\n", strlen(HDR) + 10, WL_EUSAGE, 5, 1, "expected");
+    parse_err(HDR ".entry k()\n{\nret;\n", strlen(HDR) + 17, WL_EUSAGE, 0, 0, "unterminated body");
+    parse_err("\x01\x02garbage", 9, WL_EUSAGE, 1, 1, "unexpected character");
+    parse_err(HDR "\0.entry", strlen(HDR) + 7, WL_EUSAGE, 4, 1, "NUL byte");
+    const char *tm = ".version 9.0\n.target sm_90, texmode_independent\n";
+    parse_err(tm, strlen(tm), WL_EUNSUPPORTED, 2, 16, "texmode");
+    parse_err(HDR ".entry k()\n{\nret;\n}\n.entry k()\n{\nret;\n}\n", strlen(HDR) + 36, WL_EUSAGE,
+              8, 8, "defined twice");
+    /* an empty or comment-only file is an empty module */
+    ptx_module *m = parse_ok("// nothing here\n");
+    assert_int_equal(m->nfuncs, 0);
+    ptx_module_free(m);
+    diag_t d;
+    assert_int_equal(ptx_parse_file("/nonexistent/x.ptx", &m, &d), WL_EUSAGE);
+    assert_null(m);
+}
+
+/* Deep nesting, huge lines, every truncation of a real file: bounded, no crash. */
+static void test_hostile_inputs(void **state)
+{
+    (void)state;
+    size_t n = 10u << 20;
+    char *big = malloc(n + 256);
+    assert_non_null(big);
+    /* 10 MB of '{' inside a body: rejected at the nesting limit */
+    int h = snprintf(big, 256, HDR ".entry k()\n");
+    memset(big + h, '{', n);
+    parse_err(big, (size_t)h + n, WL_EUSAGE, 5, PTX_MAX_NESTING, "nested too deeply");
+    /* a 10 MB line of spaces, then a bad token at its end */
+    h = snprintf(big, 256, HDR);
+    memset(big + h, ' ', n);
+    memcpy(big + h + n, "?", 1);
+    parse_err(big, (size_t)h + n + 1, WL_EUSAGE, 4, (int)n + 1, "unexpected character");
+    /* a 10 MB identifier */
+    memset(big + h, 'a', n);
+    parse_err(big, (size_t)h + n, WL_EUSAGE, 4, 1, "expected a directive");
+    free(big);
+
+    size_t len;
+    char *src = tu_read_file(tu_path("tests/data/ptx/calls.ptx"), &len);
+    assert_non_null(src);
+    unsigned ok = 0, bad = 0;
+    for (size_t cut = 0; cut < len; cut += 37) {
+        ptx_module *m;
+        diag_t d;
+        wl_status st = ptx_parse_string(src, cut, "cut.ptx", &m, &d);
+        if (st == WL_OK) {
+            ok++;
+            ptx_module_free(m);
+        } else {
+            if (st != WL_EUSAGE && st != WL_EUNSUPPORTED)
+                fail_msg("cut at %zu: status %d", cut, st);
+            if (d.msg[0] == '\0')
+                fail_msg("cut at %zu: empty message", cut);
+            bad++;
+        }
+    }
+    print_message("truncations: %u parse, %u rejected\n", ok, bad);
+    assert_true(bad > 0 && ok > 0);
+    free(src);
+}
+
+/* A kernel of 200,000 instructions parses in well under a second. */
+static void test_speed(void **state)
+{
+    (void)state;
+    const unsigned ni = 200000;
+    size_t cap = (size_t)ni * 48 + 1024, len = 0;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    len += (size_t)snprintf(s, cap, HDR ".visible .entry big(.param .u64 p)\n{\n"
+                                        ".reg .pred %%p<2>;\n.reg .b32 %%r<64>;\n.reg .b64 %%rd<4>;\n"
+                                        "ld.param.u64 %%rd1, [p];\n$L0:\n");
+    for (unsigned i = 0; i < ni; i++) {
+        unsigned a = i % 61, b = (i * 7) % 61;
+        switch (i % 4) {
+        case 0: len += (size_t)snprintf(s + len, cap - len, "add.s32 %%r%u, %%r%u, %u;\n", a, b, i); break;
+        case 1: len += (size_t)snprintf(s + len, cap - len, "ld.global.u32 %%r%u, [%%rd1+%u];\n", a, i); break;
+        case 2: len += (size_t)snprintf(s + len, cap - len, "setp.lt.s32 %%p1, %%r%u, %%r%u;\n", a, b); break;
+        default: len += (size_t)snprintf(s + len, cap - len, "@%%p1 bra $L0;\n"); break;
+        }
+    }
+    len += (size_t)snprintf(s + len, cap - len, "ret;\n}\n");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ptx_module *m;
+    diag_t d;
+    assert_int_equal(ptx_parse_string(s, len, "big.ptx", &m, &d), WL_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double sec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    const ptx_func *f = ptx_find_func(m, "big");
+    assert_int_equal(f->ninsns, ni + 2);
+    print_message("parsed %u instructions (%zu bytes) in %.3f s\n", f->ninsns, len, sec);
+    if (sec > 2.0) /* ~0.1 s optimised; generous for sanitizer builds */
+        fail_msg("parsing took %.3f s", sec);
+    ptx_module_free(m);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_all_files_parse),
+        cmocka_unit_test(test_module_header),
+        cmocka_unit_test(test_variables_and_smem),
+        cmocka_unit_test(test_registers),
+        cmocka_unit_test(test_decode_memory),
+        cmocka_unit_test(test_decode_arith),
+        cmocka_unit_test(test_decode_control),
+        cmocka_unit_test(test_decode_call),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_module_errors),
+        cmocka_unit_test(test_hostile_inputs),
+        cmocka_unit_test(test_speed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
