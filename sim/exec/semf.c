@@ -352,10 +352,10 @@ int semf_testp(int kind, double x, int is64)
 {
     double lo = is64 ? DBL_MIN : FLT_MIN;
     switch (kind) {
-    case 0: return isfinite(x);
-    case 1: return isinf(x);
+    case 0: return isfinite(x) != 0;
+    case 1: return isinf(x) != 0;
     case 2: return !isnan(x);
-    case 3: return isnan(x);
+    case 3: return isnan(x) != 0;
     case 4: return isfinite(x) && fabs(x) >= lo;
     case 5: return x != 0 && fabs(x) < lo;
     default: return 0;
