@@ -149,14 +149,14 @@ static char *reader(char *str, int num, void *stream)
     const char *p = str;
     while (isspace((unsigned char)*p))
         p++;
-    if (*p == '[')
-        c->last_section_line = c->line;
-    if (*p == '[')
-        for (size_t i = 0; i < NSECTIONS; i++) {
-            size_t len = strlen(sections[i]);
-            if (!strncmp(p + 1, sections[i], len) && p[1 + len] == ']')
-                c->section_line[i] = c->line;
-        }
+    if (*p != '[')
+        return str;
+    c->last_section_line = c->line;
+    for (size_t i = 0; i < NSECTIONS; i++) {
+        size_t len = strlen(sections[i]);
+        if (!strncmp(p + 1, sections[i], len) && p[1 + len] == ']')
+            c->section_line[i] = c->line;
+    }
     return str;
 }
 
