@@ -15,35 +15,34 @@
 #define BK_TILE 32
 #define BK_ROWS 8
 
-extern "C" __global__ void bk_transpose32(const float *in, float *out, int width, int height)
+/* The transpose body; PAD words of padding per tile row (0: tile[32][32], 1: tile[32][33]). */
+template <int PAD>
+static __device__ __forceinline__ void bk_transpose(const float *in, float *out, int width,
+                                                    int height)
 {
-    __shared__ float tile[BK_TILE][BK_TILE];
-    WL_PROBE_BEGIN();
+    __shared__ float tile[BK_TILE][BK_TILE + PAD];
     int x = blockIdx.x * BK_TILE + threadIdx.x;
     int y = blockIdx.y * BK_TILE + threadIdx.y;
     for (int j = 0; j < BK_TILE; j += BK_ROWS)
-        tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * width + x];
+        tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * width + x]; /* row: no conflict */
     __syncthreads();
     x = blockIdx.y * BK_TILE + threadIdx.x;
     y = blockIdx.x * BK_TILE + threadIdx.y;
     for (int j = 0; j < BK_TILE; j += BK_ROWS)
-        out[(size_t)(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
+        out[(size_t)(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j]; /* column */
+}
+
+extern "C" __global__ void bk_transpose32(const float *in, float *out, int width, int height)
+{
+    WL_PROBE_BEGIN();
+    bk_transpose<0>(in, out, width, height);
     WL_PROBE_END();
 }
 
 extern "C" __global__ void bk_transpose33(const float *in, float *out, int width, int height)
 {
-    __shared__ float tile[BK_TILE][BK_TILE + 1];
     WL_PROBE_BEGIN();
-    int x = blockIdx.x * BK_TILE + threadIdx.x;
-    int y = blockIdx.y * BK_TILE + threadIdx.y;
-    for (int j = 0; j < BK_TILE; j += BK_ROWS)
-        tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * width + x];
-    __syncthreads();
-    x = blockIdx.y * BK_TILE + threadIdx.x;
-    y = blockIdx.x * BK_TILE + threadIdx.y;
-    for (int j = 0; j < BK_TILE; j += BK_ROWS)
-        out[(size_t)(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
+    bk_transpose<1>(in, out, width, height);
     WL_PROBE_END();
 }
 

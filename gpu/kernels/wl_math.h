@@ -90,4 +90,26 @@ WL_HD float wl_poly(float x, int iters)
     return acc;
 }
 
+/* One chain of `iters` dependent FMAs (acc = acc * 0.5 + x, converging to 2x). */
+WL_HD float wl_chain1(float x, int iters)
+{
+    float acc = x;
+    for (int k = 0; k < iters; ++k)
+        acc = fmaf(acc, 0.5f, x);
+    return acc;
+}
+
+/* The same number of FMAs as four independent chains of iters / 4. */
+WL_HD float wl_chain4(float x, int iters)
+{
+    float a0 = x, a1 = x + 1.0f, a2 = x + 2.0f, a3 = x + 3.0f;
+    for (int k = 0; k < iters / 4; ++k) {
+        a0 = fmaf(a0, 0.5f, x);
+        a1 = fmaf(a1, 0.5f, x);
+        a2 = fmaf(a2, 0.5f, x);
+        a3 = fmaf(a3, 0.5f, x);
+    }
+    return (a0 + a1) + (a2 + a3);
+}
+
 #endif

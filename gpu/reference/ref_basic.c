@@ -132,40 +132,19 @@ static wl_status ref_div(const cases_case *c, cases_arg *a, diag_t *d, ref_div_k
     return WL_OK;
 }
 
-wl_status ref_div_none(const cases_case *c, cases_arg *a, diag_t *d)
-{
-    return ref_div(c, a, d, DIV_NONE);
-}
-
-wl_status ref_div_parity(const cases_case *c, cases_arg *a, diag_t *d)
-{
-    return ref_div(c, a, d, DIV_PARITY);
-}
-
-wl_status ref_div_nested(const cases_case *c, cases_arg *a, diag_t *d)
-{
-    return ref_div(c, a, d, DIV_NESTED);
-}
-
-wl_status ref_div_warp(const cases_case *c, cases_arg *a, diag_t *d)
-{
-    return ref_div(c, a, d, DIV_WARP);
-}
-
-wl_status ref_div_short(const cases_case *c, cases_arg *a, diag_t *d)
-{
-    return ref_div(c, a, d, DIV_SHORT);
-}
-
-wl_status ref_div_loop_lane(const cases_case *c, cases_arg *a, diag_t *d)
-{
-    return ref_div(c, a, d, DIV_LOOP_LANE);
-}
-
-wl_status ref_div_loop_warp(const cases_case *c, cases_arg *a, diag_t *d)
-{
-    return ref_div(c, a, d, DIV_LOOP_WARP);
-}
+#define REF_DIV(name, kind)                                                                       \
+    wl_status ref_##name(const cases_case *c, cases_arg *a, diag_t *d)                            \
+    {                                                                                             \
+        return ref_div(c, a, d, kind);                                                            \
+    }
+REF_DIV(div_none, DIV_NONE)
+REF_DIV(div_parity, DIV_PARITY)
+REF_DIV(div_nested, DIV_NESTED)
+REF_DIV(div_warp, DIV_WARP)
+REF_DIV(div_short, DIV_SHORT)
+REF_DIV(div_loop_lane, DIV_LOOP_LANE)
+REF_DIV(div_loop_warp, DIV_LOOP_WARP)
+#undef REF_DIV
 
 /* Block sums: out[b] = sum of in[b*B .. b*B+B-1] (wrapping); B a power of two in 64..1024. */
 static wl_status ref_red(const cases_case *c, cases_arg *a, diag_t *d, unsigned smem_words)
@@ -215,24 +194,8 @@ static wl_status ref_ilp(const cases_case *c, cases_arg *a, diag_t *d, int chain
     const float *in = (const float *)a[0].p;
     float *out = (float *)a[1].p;
     int iters = ref_i32(a, 2);
-    for (uint64_t i = 0; i < t; ++i) {
-        float x = in[i];
-        if (chains == 1) {
-            float acc = x;
-            for (int k = 0; k < iters; ++k)
-                acc = fmaf(acc, 0.5f, x);
-            out[i] = acc;
-        } else {
-            float a0 = x, a1 = x + 1.0f, a2 = x + 2.0f, a3 = x + 3.0f;
-            for (int k = 0; k < iters / 4; ++k) {
-                a0 = fmaf(a0, 0.5f, x);
-                a1 = fmaf(a1, 0.5f, x);
-                a2 = fmaf(a2, 0.5f, x);
-                a3 = fmaf(a3, 0.5f, x);
-            }
-            out[i] = (a0 + a1) + (a2 + a3);
-        }
-    }
+    for (uint64_t i = 0; i < t; ++i)
+        out[i] = chains == 1 ? wl_chain1(in[i], iters) : wl_chain4(in[i], iters);
     return WL_OK;
 }
 
