@@ -523,7 +523,7 @@ int cmd_occupancy(int argc, char **argv)
     }
     if (ptxas_ran)
         printf("kernel %s: %d registers (%s), %d B static shared memory, %d B stack, %d B "
-               "spilled per thread (ptxas)\n",
+               "spilled per thread\n",
                o.kernel, in.regs_per_thread, regs_src, in.static_smem, info.local_bytes,
                info.spill_bytes);
     else if (o.ptx)
