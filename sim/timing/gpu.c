@@ -1,0 +1,418 @@
+/* gpu (tgpu_): the whole GPU for one launch: block dispatch across GPCs and SMs, the event
+ * queue, and timing_run.
+ *
+ * Hardware ([GILMAN], hardware-numbers.md section 5): the block scheduler places each next
+ * block (in blockIdx order) on the SM with the most room for more blocks of the kernel, ties
+ * broken by a fixed device order; on the H200 the first wave fills a GPC's SMs with consecutive
+ * blocks, then the next GPC; a block is placed as soon as a finished one frees resources.
+ * Model: exactly most-room with ties to the lowest SM index, SMs numbered GPC by GPC (so ties
+ * fill one GPC before the next); residency per SM from the occupancy rules (occ_compute:
+ * warps, registers, shared memory, block slots); the first wave starts at cycle 0; a block
+ * placed on a freed SM starts lat_block_launch cycles after the previous one retired (at
+ * least one). Only resident blocks exist in memory: a block is created when dispatched and
+ * destroyed when its last warp retires. Waves and the tail effect follow from this.
+ * Simplified: the H200's real smid numbering (TPC pairs strided across GPCs) is not
+ * reproduced; SM ids here are positions in GPC order.
+ *
+ * Time: a binary min-heap of scheduler wake-ups keyed by (cycle, scheduler id), so ties are
+ * deterministic. A scheduler is evaluated only at cycles where one of its warps can change
+ * state; idle cycles are never visited.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "occupancy.h"
+#include "timing_int.h"
+
+/* ---- event queue --------------------------------------------------------------------------- */
+
+static int evq_less(const tctx *c, size_t i, size_t j)
+{
+    return c->heap[i].t < c->heap[j].t || (c->heap[i].t == c->heap[j].t && c->heap[i].id < c->heap[j].id);
+}
+
+static void evq_swap(tctx *c, size_t i, size_t j)
+{
+    tevent x = c->heap[i];
+    c->heap[i] = c->heap[j];
+    c->heap[j] = x;
+}
+
+static int evq_push(tctx *c, uint64_t t, uint32_t id)
+{
+    if (c->nheap == c->capheap) {
+        size_t nc = c->capheap ? c->capheap * 2 : 1024;
+        void *nh = realloc(c->heap, nc * sizeof *c->heap);
+        if (!nh)
+            return -1;
+        c->heap = nh;
+        c->capheap = nc;
+    }
+    size_t i = c->nheap++;
+    c->heap[i].t = t;
+    c->heap[i].id = id;
+    while (i > 0 && evq_less(c, i, (i - 1) / 2)) {
+        evq_swap(c, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+    return 0;
+}
+
+static void evq_pop(tctx *c)
+{
+    c->heap[0] = c->heap[--c->nheap];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < c->nheap && evq_less(c, l, m))
+            m = l;
+        if (r < c->nheap && evq_less(c, r, m))
+            m = r;
+        if (m == i)
+            break;
+        evq_swap(c, i, m);
+        i = m;
+    }
+}
+
+void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t)
+{
+    if (t >= sp->next_eval)
+        return;
+    sp->next_eval = t;
+    if (evq_push(c, t, (uint32_t)sp->id) != 0)
+        sp->next_eval = T_INF; /* out of memory: reported as a deadlock, never a crash */
+}
+
+/* ---- block dispatch ------------------------------------------------------------------------ */
+
+static wl_status oom(tctx *c)
+{
+    return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+}
+
+/* The SM with the most room for another block; -1 if none has room. */
+static int most_room(const tctx *c)
+{
+    int best = -1, room = 0;
+    for (int s = 0; s < c->nsm; s++) {
+        int r = c->res->blocks_per_sm - c->sms[s].resident_blocks;
+        if (r > room) {
+            room = r;
+            best = s;
+        }
+    }
+    return best;
+}
+
+static wl_status dispatch(tctx *c, int s, uint64_t start)
+{
+    tsm *sm = &c->sms[s];
+    uint32_t id = (uint32_t)c->next_block++;
+    const uint32_t *g = c->res->grid;
+    uint32_t ctaid[3] = {id % g[0], id / g[0] % g[1], id / g[0] / g[1]};
+    tblock *b = calloc(1, sizeof *b);
+    if (!b)
+        return oom(c);
+    b->id = id;
+    b->sm = (uint32_t)s;
+    b->start = start;
+    b->nthreads = c->threads_per_block;
+    b->eb = exec_block_create(c->prog, ctaid, c->d);
+    b->nwarps = c->warps_per_block;
+    b->warps = calloc((size_t)b->nwarps, sizeof *b->warps);
+    if (!b->eb || !b->warps) {
+        wl_status st = b->eb ? oom(c) : c->d->status;
+        exec_block_destroy(b->eb);
+        free(b->warps);
+        free(b);
+        return st;
+    }
+    b->live_warps = b->nwarps;
+    int k = 0;
+    while (sm->blocks[k])
+        k++;
+    sm->blocks[k] = b;
+    if (sm->resident_blocks++ == 0)
+        sm->active_since = start;
+    if (start < c->res->first_dispatch)
+        c->res->first_dispatch = start;
+    uint32_t slot = 0;
+    for (int i = 0; i < b->nwarps; i++) {
+        tw *w = &b->warps[i];
+        while (sm->slot_used[slot])
+            slot++;
+        sm->slot_used[slot] = 1;
+        w->blk = b;
+        w->bw = i;
+        w->slot = slot;
+        w->age = c->age_seq++;
+        w->start = w->charged = start;
+        w->state = TW_ACTIVE;
+        w->tr_reason = 0xff;
+        wl_status st = sched_fetch(c, w, start);
+        if (st != WL_OK)
+            return st;
+        sched_add_warp(c, &c->sp[(size_t)s * (size_t)c->nsub + slot % (uint32_t)c->nsub], w);
+    }
+    return WL_OK;
+}
+
+wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t)
+{
+    timing_result *r = c->res;
+    tsm *sm = &c->sms[b->sm];
+    if (r->blocks && b->id < r->nblocks)
+        r->blocks[b->id] = (timing_block_rec){b->id, b->sm, b->start, t};
+    if (c->tr)
+        trace_write_block(c->tr, &(trace_block){b->id, b->sm, b->start, t});
+    const exec_counts *ec = exec_block_counts(b->eb);
+    r->branches += ec->branches;
+    r->divergent_branches += ec->divergent_branches;
+    for (int k = 0; k < c->res->blocks_per_sm; k++)
+        if (sm->blocks[k] == b)
+            sm->blocks[k] = NULL;
+    if (--sm->resident_blocks == 0)
+        r->sm_active_cycles += t - sm->active_since;
+    for (int i = 0; i < b->nwarps; i++)
+        sb_free(&b->warps[i].sb);
+    exec_block_destroy(b->eb);
+    free(b->warps);
+    free(b);
+    c->blocks_done++;
+    if (t > r->last_retire)
+        r->last_retire = t;
+    if (c->next_block < c->nblocks) {
+        int s = most_room(c);
+        uint64_t lat = c->a->lat_block_launch > 1 ? (uint64_t)c->a->lat_block_launch : 1;
+        if (s >= 0)
+            return dispatch(c, s, t + lat);
+    }
+    return WL_OK;
+}
+
+/* ---- setup and the run --------------------------------------------------------------------- */
+
+static wl_status setup(tctx *c, const timing_config *cfg)
+{
+    const arch_t *a = c->a;
+    timing_result *r = c->res;
+    c->nsm = a->sm_count;
+    c->nsub = a->sub_partitions > 0 ? a->sub_partitions : 1;
+    c->nf = c->m->nfuncs ? c->m->nfuncs : 1;
+    c->queue_depth = a->lsu_queue_depth < 1 ? 1 : a->lsu_queue_depth > 16 ? 16 : (uint32_t)a->lsu_queue_depth;
+    c->sms = calloc((size_t)c->nsm, sizeof *c->sms);
+    c->sp = calloc((size_t)c->nsm * (size_t)c->nsub, sizeof *c->sp);
+    if (!c->sms || !c->sp)
+        return oom(c);
+    int gpc = 0, left = a->gpc_count > 0 ? a->gpc_sms[0] : c->nsm;
+    for (int s = 0; s < c->nsm; s++) {
+        while (left == 0 && gpc + 1 < a->gpc_count)
+            left = a->gpc_sms[++gpc];
+        left--;
+        tsm *sm = &c->sms[s];
+        sm->id = s;
+        sm->gpc = gpc;
+        sm->slot_used = calloc((size_t)a->max_warps_per_sm + 1, 1);
+        sm->blocks = calloc((size_t)r->blocks_per_sm, sizeof *sm->blocks);
+        if (!sm->slot_used || !sm->blocks)
+            return oom(c);
+        for (int k = 0; k < c->nsub; k++) {
+            tsmsp *sp = &c->sp[(size_t)s * (size_t)c->nsub + (size_t)k];
+            sp->id = s * c->nsub + k;
+            sp->sm = sm;
+            sp->next_eval = T_INF;
+            sp->last_slot = UINT32_MAX;
+            sp->warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *sp->warps);
+            if (!sp->warps)
+                return oom(c);
+        }
+    }
+    if (cfg->trace_path) {
+        const char *names[STALL_COUNT];
+        for (int i = 0; i < STALL_COUNT; i++)
+            names[i] = stall_name(i);
+        uint32_t *gpcs = calloc((size_t)c->nsm, sizeof *gpcs);
+        if (!gpcs)
+            return oom(c);
+        for (int s = 0; s < c->nsm; s++)
+            gpcs[s] = (uint32_t)c->sms[s].gpc;
+        trace_header h = {.kernel = c->k->name, .arch = a->name, .ptx_path = cfg->ptx_path,
+                          .source = cfg->ptx_source, .sm_count = (uint32_t)c->nsm,
+                          .gpc_count = (uint32_t)(a->gpc_count > 0 ? a->gpc_count : 1),
+                          .sm_gpc = gpcs, .subpartitions = (uint32_t)c->nsub,
+                          .warp_slots_per_sm = (uint32_t)a->max_warps_per_sm,
+                          .clock_mhz = (uint32_t)a->sm_clock_mhz,
+                          .grid = {r->grid[0], r->grid[1], r->grid[2]},
+                          .block = {r->block[0], r->block[1], r->block[2]},
+                          .n_reasons = STALL_COUNT, .reason_names = names};
+        wl_status st = trace_writer_open(cfg->trace_path, &h, &c->tr, c->d);
+        free(gpcs);
+        if (st != WL_OK)
+            return st;
+    }
+    c->mem = mem_create(a);
+    return c->mem ? WL_OK : oom(c);
+}
+
+static wl_status occupancy(tctx *c, const timing_config *cfg)
+{
+    timing_result *r = c->res;
+    occ_input in;
+    occ_input_defaults(&in);
+    in.block_size = (int)c->threads_per_block;
+    in.regs_per_thread = cfg->regs_per_thread;
+    in.static_smem = (int)c->k->smem_static;
+    in.dyn_smem = (int)cfg->dyn_smem;
+    occ_result o;
+    wl_status st = occ_compute(c->a, &in, &o, c->d);
+    if (st != WL_OK)
+        return st;
+    if (o.blocks_per_sm <= 0)
+        return diag_set(c->d, WL_EUSAGE, NULL, 0, 0,
+                        "a block of %d threads with %d registers/thread and %d bytes of shared "
+                        "memory cannot be resident on an SM of %s (limited by %s)",
+                        in.block_size, in.regs_per_thread, in.static_smem + in.dyn_smem,
+                        c->a->name, occ_first_limiter(o.limiters));
+    r->blocks_per_sm = o.blocks_per_sm;
+    r->warps_per_block = o.warps_per_block;
+    r->theoretical_occupancy = o.occupancy;
+    r->occupancy_limiter = occ_first_limiter(o.limiters);
+    return WL_OK;
+}
+
+static void finish(tctx *c, timing_result *r)
+{
+    r->cycles = r->last_retire;
+    if (r->first_dispatch > r->last_retire)
+        r->first_dispatch = 0;
+    r->time_us = (double)(r->last_retire - r->first_dispatch) / r->clock_mhz;
+    for (int i = 0; i < STALL_COUNT; i++)
+        r->resident_warp_cycles += r->stalls[i];
+    r->ipc = r->sm_active_cycles ? (double)r->warp_instructions / (double)r->sm_active_cycles : 0;
+    r->achieved_occupancy = r->sm_active_cycles
+                                ? (double)r->resident_warp_cycles / (double)r->sm_active_cycles /
+                                      (double)r->max_warps_per_sm
+                                : 0;
+    r->branch_efficiency =
+        r->branches ? 1.0 - (double)r->divergent_branches / (double)r->branches : 1.0;
+    uint64_t full = (uint64_t)r->blocks_per_sm * (uint64_t)r->sm_count;
+    r->waves_x100 = full ? c->nblocks * 100 / full : 0;
+    mem_fill_result(c->mem, r);
+}
+
+static void teardown(tctx *c)
+{
+    if (c->sms)
+        for (int s = 0; s < c->nsm; s++) {
+            tsm *sm = &c->sms[s];
+            for (int k = 0; sm->blocks && k < c->res->blocks_per_sm; k++) {
+                tblock *b = sm->blocks[k];
+                if (!b)
+                    continue;
+                for (int i = 0; i < b->nwarps; i++)
+                    sb_free(&b->warps[i].sb);
+                exec_block_destroy(b->eb);
+                free(b->warps);
+                free(b);
+            }
+            free(sm->slot_used);
+            free(sm->blocks);
+        }
+    if (c->sp)
+        for (int i = 0; i < c->nsm * c->nsub; i++)
+            free(c->sp[i].warps);
+    free(c->sms);
+    free(c->sp);
+    free(c->heap);
+    mem_destroy(c->mem);
+    exec_prog_destroy(c->prog);
+}
+
+static wl_status run_loop(tctx *c, const timing_config *cfg)
+{
+    wl_status st = WL_OK;
+    while (st == WL_OK && c->nheap) {
+        uint64_t t = c->heap[0].t;
+        tsmsp *sp = &c->sp[c->heap[0].id];
+        evq_pop(c);
+        if (sp->next_eval != t)
+            continue; /* superseded by an earlier wake-up */
+        if (cfg->max_cycles && t > cfg->max_cycles)
+            return diag_set(c->d, WL_EDEADLOCK, c->m->name, 0, 0,
+                            "--max-cycles %llu exceeded (%llu of %llu blocks done)",
+                            (unsigned long long)cfg->max_cycles,
+                            (unsigned long long)c->blocks_done, (unsigned long long)c->nblocks);
+        sp->next_eval = T_INF;
+        st = sched_eval(c, sp, t);
+        if (cfg->progress && c->res->warp_instructions >= c->progress_next) {
+            c->progress_next = c->res->warp_instructions + (1u << 20);
+            cfg->progress(cfg->progress_ctx, t, c->blocks_done, c->nblocks);
+        }
+    }
+    if (st == WL_OK && c->blocks_done < c->nblocks)
+        st = bar_deadlock(c, c->d);
+    return st;
+}
+
+wl_status timing_run(const ptx_module *m, const ptx_func *k, const arch_t *a,
+                     const timing_config *cfg, devmem_t *mem, timing_result *res, diag_t *d)
+{
+    memset(res, 0, sizeof *res);
+    tctx c = {.a = a, .m = m, .k = k, .cfg = cfg, .res = res, .d = d};
+    c.policy = cfg->policy >= 0 ? cfg->policy : sched_policy_from_name(a->sched_policy);
+    if (c.policy < 0 || c.policy >= SCHED_POLICY_COUNT)
+        c.policy = SCHED_GTO;
+    snprintf(res->kernel, sizeof res->kernel, "%s", k->name);
+    snprintf(res->arch, sizeof res->arch, "%s", a->name);
+    memcpy(res->grid, cfg->grid, sizeof res->grid);
+    memcpy(res->block, cfg->block, sizeof res->block);
+    res->policy = c.policy;
+    res->sm_count = a->sm_count;
+    res->subpartitions = a->sub_partitions;
+    res->clock_mhz = a->sm_clock_mhz > 0 ? a->sm_clock_mhz : 1;
+    res->max_warps_per_sm = a->max_warps_per_sm;
+    res->first_dispatch = T_INF;
+    res->memory_model = "fixed-latency";
+    c.nblocks = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
+    c.threads_per_block = cfg->block[0] * cfg->block[1] * cfg->block[2];
+    c.warps_per_block = (int)((c.threads_per_block + (uint32_t)a->warp_size - 1) / (uint32_t)a->warp_size);
+    if (c.nblocks == 0 || c.threads_per_block == 0 || a->sm_count <= 0 || a->max_warps_per_sm <= 0)
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "empty grid or block, or an arch without SMs");
+    wl_status st = occupancy(&c, cfg);
+    if (st != WL_OK)
+        return st;
+    exec_grid g = {.dyn_smem = cfg->dyn_smem, .params = cfg->params,
+                   .params_size = cfg->params_size, .num_sms = a->sm_count};
+    memcpy(g.grid, cfg->grid, sizeof g.grid);
+    memcpy(g.block, cfg->block, sizeof g.block);
+    st = exec_prog_create(m, k, &g, mem, &c.prog, d);
+    if (st == WL_OK)
+        st = setup(&c, cfg);
+    res->nblocks = c.nblocks;
+    if (st == WL_OK && c.nblocks <= (UINT64_C(1) << 22)) {
+        res->blocks = calloc((size_t)c.nblocks, sizeof *res->blocks);
+        if (!res->blocks)
+            st = oom(&c);
+    }
+    for (int s; st == WL_OK && c.next_block < c.nblocks && (s = most_room(&c)) >= 0;)
+        st = dispatch(&c, s, 0);
+    if (st == WL_OK)
+        st = run_loop(&c, cfg);
+    if (st == WL_OK)
+        finish(&c, res);
+    wl_status tst = trace_writer_close(c.tr, res->last_retire, st == WL_OK ? d : &(diag_t){0});
+    if (st == WL_OK)
+        st = tst;
+    teardown(&c);
+    if (st != WL_OK)
+        timing_result_free(res);
+    return st;
+}
+
+void timing_result_free(timing_result *res)
+{
+    free(res->blocks);
+    res->blocks = NULL;
+}

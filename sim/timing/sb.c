@@ -1,0 +1,59 @@
+/* sb: the per-warp scoreboard of pending register writes.
+ *
+ * Hardware: Volta and later track fixed-latency results with a per-warp stall counter set by
+ * the compiler and variable-latency results (memory, MUFU, shuffles) with six dependence
+ * counters ([HUERTA]); a warp whose next instruction reads (or overwrites) a register still
+ * being produced cannot issue.
+ * Model: one entry per register (key = register slot * functions + function), holding the
+ * cycle its value is available and what kind of producer it was: fixed latency (the `wait`
+ * reason), MIO (`short_scoreboard`) or L1TEX (`long_scoreboard`). Read-after-write and
+ * write-after-write both wait; write-after-read does not (operands are read at issue).
+ * Simplified: no limit of six counters, no register-bank conflicts, no operand reuse cache.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "timing_int.h"
+
+void sb_free(sb_t *s)
+{
+    free(s->ready);
+    free(s->kind);
+    memset(s, 0, sizeof *s);
+}
+
+int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind)
+{
+    if (key >= s->cap) {
+        uint32_t nc = s->cap ? s->cap : 64;
+        while (nc <= key)
+            nc *= 2;
+        uint64_t *r = realloc(s->ready, nc * sizeof *r);
+        if (!r)
+            return WL_EUSAGE;
+        s->ready = r;
+        uint8_t *k = realloc(s->kind, nc);
+        if (!k)
+            return WL_EUSAGE;
+        s->kind = k;
+        memset(r + s->cap, 0, (nc - s->cap) * sizeof *r);
+        memset(k + s->cap, 0, nc - s->cap);
+        s->cap = nc;
+    }
+    s->ready[key] = ready;
+    s->kind[key] = kind;
+    return 0;
+}
+
+void sb_deps(const sb_t *s, const uint32_t *keys, int n, uint64_t now, uint64_t *T)
+{
+    static const int cond[3] = {C_WAIT, C_SHORT, C_LONG};
+    for (int i = 0; i < n; i++) {
+        uint32_t k = keys[i];
+        if (k >= s->cap || s->ready[k] <= now)
+            continue;
+        uint64_t *t = &T[cond[s->kind[k]]];
+        if (s->ready[k] > *t)
+            *t = s->ready[k];
+    }
+}

@@ -1,0 +1,514 @@
+/* sched: one warp scheduler (an SM sub-partition, SMSP) and the warps assigned to it.
+ *
+ * Hardware ([CPG], [HUERTA]): each SM has four sub-partitions; a warp belongs to the one its
+ * warp id selects (id % 4); each scheduler issues at most one instruction per cycle, picking
+ * among its warps whose next instruction is ready. A warp that cannot issue is stalled for a
+ * reason that Nsight Compute samples and names.
+ *
+ * Model: a warp's next instruction is executed functionally when it is fetched (right after
+ * the previous one issued) and waits on a list of conditions, each "satisfied from cycle T"
+ * (barrier release, sleep end, memory fence, branch resolution, register results by kind,
+ * the MIO/LG queue having room, the math pipe being free). On any cycle the first condition not
+ * yet satisfied, in that fixed order, is the warp's stall reason; a warp with none is eligible;
+ * the policy picks one eligible warp (`selected`), the others are `not_selected`. Because the
+ * conditions are times, the cycles between two evaluations of a scheduler are charged exactly
+ * without visiting them, and the scheduler is evaluated again only at the first cycle at which
+ * one of its warps can become eligible (or when another scheduler wakes it).
+ *
+ * Policies: lrr (loose round robin over warp slots), gto (greedy then oldest: keep issuing
+ * the last warp while it can, else the oldest), two-level (an active set of
+ * TIMING_TWO_LEVEL_ACTIVE warps scheduled round robin; a warp waiting on a long-scoreboard
+ * dependency leaves the set and the longest-waiting pending warp enters).
+ *
+ * Simplified: no instruction fetch or cache (no_instruction is never charged), no register-bank
+ * conflicts or dispatch stalls (dispatch_stall, misc stay 0), one issue per cycle per scheduler.
+ */
+#include <string.h>
+
+#include "timing_int.h"
+
+static const char *const policy_names[SCHED_POLICY_COUNT] = {"lrr", "gto", "two-level"};
+
+int sched_policy_from_name(const char *name)
+{
+    for (int i = 0; name && i < SCHED_POLICY_COUNT; i++)
+        if (strcmp(name, policy_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *sched_policy_name(int policy)
+{
+    return policy >= 0 && policy < SCHED_POLICY_COUNT ? policy_names[policy] : "?";
+}
+
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static const ptx_insn *insn_of(const tctx *c, const exec_step_info *in)
+{
+    return &c->m->funcs[in->func].insns[in->pc];
+}
+
+/* Which resource the instruction needs at issue (see timing_int.h). */
+static uint8_t classify(const exec_step_info *in)
+{
+    if (in->mem_load || in->mem_store || in->mem_atomic) {
+        switch (in->mem_space) {
+        case PTX_SPACE_GLOBAL: case PTX_SPACE_LOCAL: return RES_LG;
+        case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: return RES_MIO;
+        case PTX_SPACE_PARAM: case PTX_SPACE_CONST: return RES_ALU; /* constant-bank operands */
+        default: return RES_LG;
+        }
+    }
+    switch (in->unit) {
+    case PTX_UNIT_ALU: return RES_ALU;
+    case PTX_UNIT_FMA: return RES_FMA;
+    case PTX_UNIT_FP64: return RES_FP64;
+    case PTX_UNIT_TENSOR: return RES_MMA;
+    case PTX_UNIT_SFU: case PTX_UNIT_SHFL: return RES_MIO;
+    default: return RES_NONE; /* branch, barrier, control, predicated-off memory ops */
+    }
+}
+
+static uint32_t queue_depth(const tctx *c) { return c->queue_depth; }
+
+/* First cycle at which the queue has room: the oldest of the last `depth` departures. */
+static uint64_t queue_ready(const uint64_t *ring, uint32_t pos) { return ring[pos]; }
+
+/* Fills the scheduler-level conditions (queue, pipe) of w's pending instruction. */
+static void shared_conds(const tctx *c, const tsmsp *sp, tw *w)
+{
+    (void)c;
+    w->T[C_QUEUE] = 0;
+    w->T[C_PIPE] = 0;
+    switch (w->res) {
+    case RES_LG: w->T[C_QUEUE] = queue_ready(sp->lg_ring, sp->lg_pos); break;
+    case RES_MIO: w->T[C_QUEUE] = queue_ready(sp->mio_ring, sp->mio_pos); break;
+    case RES_ALU: w->T[C_PIPE] = sp->pipe_free[PIPE_ALU]; break;
+    case RES_FMA: w->T[C_PIPE] = sp->pipe_free[PIPE_FMA]; break;
+    case RES_FP64: w->T[C_PIPE] = sp->pipe_free[PIPE_FP64]; break;
+    case RES_MMA: w->T[C_PIPE] = sp->pipe_free[PIPE_MMA]; break;
+    default: break;
+    }
+}
+
+static int cond_reason(const tw *w, int k)
+{
+    static const int r[C_COUNT] = {STALL_BARRIER, STALL_SLEEPING, STALL_MEMBAR,
+                                   STALL_BRANCH_RESOLVING, STALL_LONG_SCOREBOARD,
+                                   STALL_SHORT_SCOREBOARD, STALL_WAIT, STALL_MIO_THROTTLE,
+                                   STALL_MATH_PIPE_THROTTLE};
+    if (k == C_QUEUE && w->res == RES_LG)
+        return STALL_LG_THROTTLE;
+    return r[k];
+}
+
+/* Charges [from, to) of w to the reasons its conditions give, cycle-exact. */
+static void charge_span(tctx *c, tw *w, uint64_t from, uint64_t to)
+{
+    if (w->state == TW_DRAIN) { /* a warp released from a barrier may exit right away */
+        uint64_t b = w->T[C_BAR] > from ? (w->T[C_BAR] < to ? w->T[C_BAR] : to) : from;
+        if (b > from)
+            stats_charge(c, w, STALL_BARRIER, from, b);
+        if (b < to)
+            stats_charge(c, w, STALL_DRAIN, b, to);
+        return;
+    }
+    uint64_t t = from;
+    while (t < to) {
+        int k = 0;
+        while (k < C_COUNT && w->T[k] <= t)
+            k++;
+        if (k == C_COUNT) { /* eligible on a cycle the scheduler did not visit: cannot happen */
+            stats_charge(c, w, STALL_NOT_SELECTED, t, to);
+            return;
+        }
+        uint64_t end = w->T[k] < to ? w->T[k] : to;
+        stats_charge(c, w, cond_reason(w, k), t, end);
+        t = end;
+    }
+}
+
+static int eligible(const tw *w, uint64_t t)
+{
+    if (w->state != TW_ACTIVE || !w->has_pending || w->start > t)
+        return 0;
+    for (int k = 0; k < C_COUNT; k++)
+        if (w->T[k] > t)
+            return 0;
+    return 1;
+}
+
+/* Earliest cycle > t at which w might issue (or retire). */
+static uint64_t next_time(const tw *w, uint64_t t)
+{
+    if (w->state == TW_DRAIN)
+        return max64(w->t_drain, t + 1);
+    if (w->state == TW_BARRIER || !w->has_pending)
+        return T_INF;
+    uint64_t e = max64(w->start, t + 1);
+    for (int k = 0; k < C_COUNT; k++)
+        e = max64(e, w->T[k]);
+    return e;
+}
+
+wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
+{
+    tblock *b = w->blk;
+    w->has_pending = 0;
+    uint64_t before = exec_block_counts(b->eb)->warp_insts;
+    wl_status st = exec_warp_step(b->eb, w->bw, &w->info, c->d);
+    if (st != WL_OK)
+        return st;
+    if (exec_block_counts(b->eb)->warp_insts == before) {
+        if (exec_warp_state_of(b->eb, w->bw) == EXEC_WARP_DONE) {
+            w->state = TW_DRAIN;
+            w->t_drain = max64(now + 1, w->mem_done);
+            return WL_OK;
+        }
+        return diag_set(c->d, WL_EDEADLOCK, c->m->name, 0, 0,
+                        "internal: warp %d of block %u has no instruction to issue", w->bw,
+                        b->id);
+    }
+    w->has_pending = 1;
+    w->res = classify(&w->info);
+    w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
+    uint32_t keys[2 * EXEC_MAX_REGS];
+    int n = 0;
+    const exec_step_info *in = &w->info;
+    for (int i = 0; i < in->nsrc; i++)
+        keys[n++] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
+    for (int i = 0; i < in->ndst; i++)
+        keys[n++] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
+    sb_deps(&w->sb, keys, n, now, w->T);
+    return WL_OK;
+}
+
+void sched_add_warp(tctx *c, tsmsp *sp, tw *w)
+{
+    sp->warps[sp->nwarps++] = w;
+    w->pend_seq = ++sp->pend_seq;
+    tgpu_wake(c, sp, w->start);
+}
+
+/* Fixed latency of a math instruction. */
+static uint64_t math_latency(const tctx *c, const exec_step_info *in)
+{
+    const arch_t *a = c->a;
+    switch (in->latclass) {
+    case PTX_LAT_FMA: {
+        const ptx_insn *ir = insn_of(c, in);
+        int integer = ir->type[0] >= PTX_T_B8 && ir->type[0] <= PTX_T_S64;
+        return (uint64_t)(integer ? a->lat_imad : a->lat_fma);
+    }
+    case PTX_LAT_FP64: return (uint64_t)a->lat_fp64;
+    default: return (uint64_t)a->lat_alu;
+    }
+}
+
+/* The MIO path: shared memory and shuffles through the SM's shared-memory unit, MUFU and
+ * conversions through this scheduler's SFU. Returns the result cycle. */
+static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
+{
+    const arch_t *a = c->a;
+    const exec_step_info *in = &w->info;
+    timing_result *r = c->res;
+    uint64_t depart = max64(t, sp->mio_last), ready;
+    if (in->mem_space == PTX_SPACE_SHARED || in->mem_space == PTX_SPACE_SHARED_CLUSTER ||
+        in->unit == PTX_UNIT_SHFL) {
+        uint32_t wf = 1, ideal = 1;
+        uint64_t base = (uint64_t)(in->unit == PTX_UNIT_SHFL ? a->lat_shfl : a->lat_smem);
+        if (in->mem_space == PTX_SPACE_SHARED || in->mem_space == PTX_SPACE_SHARED_CLUSTER) {
+            ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, &wf, &ideal);
+            if (wf == 0)
+                wf = ideal = 1;
+            r->shared_requests++;
+            r->shared_wavefronts += wf;
+            r->shared_bank_conflicts += wf - ideal;
+        }
+        depart = max64(depart, sp->sm->shared_free);
+        sp->sm->shared_free = depart + (uint64_t)wf * TIMING_SMEM_CYCLES_PER_WAVEFRONT;
+        ready = depart + base + (uint64_t)(wf - 1) * (uint64_t)a->lat_smem_conflict;
+    } else {
+        depart = max64(depart, sp->sfu_free);
+        sp->sfu_free = depart + (uint64_t)a->issue_sfu;
+        ready = depart + (uint64_t)a->lat_sfu;
+    }
+    sp->mio_last = depart;
+    sp->mio_ring[sp->mio_pos] = depart;
+    sp->mio_pos = (sp->mio_pos + 1) % queue_depth(c);
+    w->mem_done = max64(w->mem_done, ready);
+    return ready;
+}
+
+/* The LG path: LSU address stage of this scheduler, the SM's L1 data stage, then memory. */
+static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
+{
+    const arch_t *a = c->a;
+    const exec_step_info *in = &w->info;
+    timing_result *r = c->res;
+    uint64_t depart = max64(max64(t, sp->lg_last), sp->lsu_free);
+    sp->lsu_free = depart + (uint64_t)a->issue_lsu;
+    sp->lg_last = depart;
+    sp->lg_ring[sp->lg_pos] = depart;
+    sp->lg_pos = (sp->lg_pos + 1) % queue_depth(c);
+    uint64_t sectors[64];
+    uint32_t nlines = 0;
+    uint32_t ns = ldst_coalesce(in, (uint32_t)a->sector_bytes, (uint32_t)a->line_bytes, sectors,
+                                &nlines);
+    uint64_t start = max64(depart, sp->sm->l1_free);
+    sp->sm->l1_free = start + (uint64_t)(nlines ? nlines : 1) * TIMING_L1_CYCLES_PER_LINE;
+    mem_req q = {.cycle = start, .sm = (uint32_t)sp->sm->id, .space = in->mem_space,
+                 .kind = in->mem_atomic ? MEM_ATOMIC : in->mem_store ? MEM_STORE : MEM_LOAD,
+                 .nsectors = ns, .sectors = sectors};
+    uint64_t done = mem_access(c->mem, &q);
+    if (in->mem_space == PTX_SPACE_LOCAL) {
+        r->local_requests++;
+        r->local_sectors += ns;
+    } else if (in->mem_atomic) {
+        r->global_atomic_requests++;
+    } else if (in->mem_store) {
+        r->global_store_requests++;
+        r->global_store_sectors += ns;
+    } else {
+        r->global_load_requests++;
+        r->global_load_sectors += ns;
+    }
+    w->mem_done = max64(w->mem_done, done);
+    return done;
+}
+
+static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
+{
+    const arch_t *a = c->a;
+    const exec_step_info *in = &w->info;
+    timing_result *r = c->res;
+    tblock *b = w->blk;
+    r->warp_instructions++;
+    r->thread_instructions += (uint64_t)__builtin_popcount(in->exec_mask);
+    if (in->opcode < PTX_OP_COUNT)
+        r->op_count[in->opcode]++;
+    if (c->tr)
+        trace_write_issue(c->tr, &(trace_issue){(uint32_t)sp->sm->id, w->slot, t, in->line,
+                                                in->exec_mask});
+    w->has_pending = 0;
+    uint64_t ready = t + 1;
+    uint8_t kind = SB_FIXED;
+    switch (w->res) {
+    case RES_ALU:
+        sp->pipe_free[PIPE_ALU] = t + (uint64_t)a->issue_alu;
+        ready = t + math_latency(c, in);
+        break;
+    case RES_FMA:
+        sp->pipe_free[PIPE_FMA] = t + (uint64_t)a->issue_fma;
+        ready = t + math_latency(c, in);
+        break;
+    case RES_FP64:
+        sp->pipe_free[PIPE_FP64] = t + (uint64_t)a->issue_fp64;
+        ready = t + (uint64_t)a->lat_fp64;
+        break;
+    case RES_MMA:
+        sp->pipe_free[PIPE_MMA] = t + TIMING_ISSUE_MMA;
+        ready = t + TIMING_LAT_MMA;
+        break;
+    case RES_MIO:
+        ready = issue_mio(c, sp, w, t);
+        kind = SB_SHORT;
+        break;
+    case RES_LG:
+        ready = issue_lg(c, sp, w, t);
+        kind = SB_LONG;
+        break;
+    default: break;
+    }
+    for (int i = 0; i < in->ndst; i++)
+        if (sb_set(&w->sb, (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func, ready, kind))
+            return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+
+    const ptx_insn *ir = insn_of(c, in);
+    wl_status st = WL_OK;
+    if (in->is_branch)
+        w->T[C_BRANCH] = t + (uint64_t)a->lat_alu; /* resolved on the integer pipe */
+    if (in->opcode == PTX_OP_MEMBAR || in->opcode == PTX_OP_FENCE)
+        w->T[C_MEMBAR] = max64(t + 1, w->mem_done);
+    if (in->yielded) {
+        uint64_t sleep = TIMING_SLEEP_CYCLES;
+        if (in->opcode == PTX_OP_NANOSLEEP && ir->nops >= 1) {
+            const ptx_operand *o = &c->m->funcs[in->func].ops[ir->op0];
+            if (o->kind == PTX_OPND_IMM)
+                sleep = o->imm * (uint64_t)a->sm_clock_mhz / 1000u + 1u;
+        }
+        w->T[C_SLEEP] = t + sleep;
+    }
+    if (in->is_barrier && in->exec_mask)
+        st = bar_arrive(c, b, w, t, ir->mode != PTX_BAR_ARRIVE);
+    if (st == WL_OK && in->exit_mask)
+        st = bar_exit(c, b, (uint32_t)__builtin_popcount(in->exit_mask), t);
+    if (st == WL_OK && w->state == TW_ACTIVE && !w->has_pending)
+        st = sched_fetch(c, w, t);
+    return st;
+}
+
+/* Picks the warp to issue among the eligible ones (n > 0). */
+static tw *pick(tctx *c, tsmsp *sp, tw **el, int n)
+{
+    tw *best = NULL;
+    switch (c->policy) {
+    case SCHED_GTO:
+        for (int i = 0; i < n; i++)
+            if (el[i] == sp->last_warp)
+                return el[i];
+        for (int i = 0; i < n; i++)
+            if (!best || el[i]->age < best->age)
+                best = el[i];
+        return best;
+    default: { /* lrr, and two-level inside its active set */
+        tw *wrap = NULL;
+        for (int i = 0; i < n; i++) {
+            if (el[i]->slot > sp->last_slot && (!best || el[i]->slot < best->slot))
+                best = el[i];
+            if (!wrap || el[i]->slot < wrap->slot)
+                wrap = el[i];
+        }
+        return best ? best : wrap;
+    }
+    }
+}
+
+/* Two-level: keeps the active set filled with warps not waiting on long-latency results. */
+static void two_level_update(tsmsp *sp, uint64_t t)
+{
+    int nact = 0;
+    for (int i = 0; i < sp->nwarps; i++) {
+        tw *w = sp->warps[i];
+        if (!w->in_active)
+            continue;
+        if (w->state != TW_ACTIVE || w->T[C_LONG] > t) {
+            w->in_active = 0;
+            w->pend_seq = ++sp->pend_seq;
+        } else {
+            nact++;
+        }
+    }
+    while (nact < TIMING_TWO_LEVEL_ACTIVE) {
+        tw *best = NULL;
+        for (int i = 0; i < sp->nwarps; i++) {
+            tw *w = sp->warps[i];
+            if (w->in_active || w->state != TW_ACTIVE || w->start > t || w->T[C_LONG] > t)
+                continue;
+            if (!best || w->pend_seq < best->pend_seq)
+                best = w;
+        }
+        if (!best)
+            break;
+        best->in_active = 1;
+        nact++;
+    }
+}
+
+/* Retires the drained warps whose stores completed by t; collects finished blocks. */
+static void retire(tctx *c, tsmsp *sp, uint64_t t, tblock **done, int *ndone)
+{
+    int o = 0;
+    for (int i = 0; i < sp->nwarps; i++) {
+        tw *w = sp->warps[i];
+        if (w->state != TW_DRAIN || w->t_drain > t) {
+            sp->warps[o++] = w;
+            continue;
+        }
+        stats_flush(c, w);
+        if (c->tr)
+            trace_write_warp(c->tr, &(trace_warp){(uint32_t)sp->sm->id, w->slot, w->blk->id,
+                                                  (uint32_t)w->bw, w->start, t});
+        sp->sm->slot_used[w->slot] = 0;
+        if (sp->last_warp == w)
+            sp->last_warp = NULL;
+        if (--w->blk->live_warps == 0)
+            done[(*ndone)++] = w->blk;
+    }
+    sp->nwarps = o;
+}
+
+wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
+{
+    timing_result *r = c->res;
+    /* 1. account the cycles since the last evaluation (nothing changed in between) */
+    uint64_t first_start = T_INF;
+    for (int i = 0; i < sp->nwarps; i++) {
+        tw *w = sp->warps[i];
+        if (w->start < first_start)
+            first_start = w->start;
+        if (w->charged < t) {
+            shared_conds(c, sp, w);
+            charge_span(c, w, w->charged, t);
+            w->charged = t;
+        }
+    }
+    uint64_t from = max64(sp->acct, first_start);
+    if (from < t)
+        r->sched_active_cycles += t - from;
+    sp->acct = max64(sp->acct, t);
+
+    /* 2. retire drained warps; finished blocks free their SM resources */
+    tblock *done[64];
+    int ndone = 0;
+    retire(c, sp, t, done, &ndone);
+
+    /* 3. this cycle: pick and issue */
+    if (c->policy == SCHED_TWO_LEVEL)
+        two_level_update(sp, t);
+    tw *el[256];
+    int nel = 0, nstarted = 0;
+    for (int i = 0; i < sp->nwarps; i++) {
+        tw *w = sp->warps[i];
+        if (w->start > t)
+            continue;
+        nstarted++;
+        shared_conds(c, sp, w);
+        if (eligible(w, t) && nel < 256 && (c->policy != SCHED_TWO_LEVEL || w->in_active))
+            el[nel++] = w;
+    }
+    tw *sel = nel ? pick(c, sp, el, nel) : NULL;
+    for (int i = 0; i < sp->nwarps; i++) {
+        tw *w = sp->warps[i];
+        if (w->start > t || w->charged > t)
+            continue;
+        if (w == sel)
+            stats_charge(c, w, STALL_SELECTED, t, t + 1);
+        else if (eligible(w, t))
+            stats_charge(c, w, STALL_NOT_SELECTED, t, t + 1);
+        else
+            charge_span(c, w, t, t + 1);
+        if (w == sel || eligible(w, t))
+            r->eligible_warp_cycles++;
+        w->charged = t + 1;
+    }
+    if (nstarted) {
+        r->sched_active_cycles++;
+        sp->acct = t + 1;
+    }
+    wl_status st = WL_OK;
+    if (sel) {
+        r->sched_issue_cycles++;
+        sp->last_slot = sel->slot;
+        sp->last_warp = sel;
+        st = sched_issue(c, sp, sel, t);
+    }
+    for (int i = 0; i < ndone && st == WL_OK; i++)
+        st = tgpu_block_done(c, done[i], t);
+    if (st != WL_OK)
+        return st;
+
+    /* 4. the next cycle anything can happen here */
+    uint64_t next = T_INF;
+    for (int i = 0; i < sp->nwarps; i++) {
+        tw *w = sp->warps[i];
+        shared_conds(c, sp, w);
+        uint64_t e = next_time(w, t);
+        if (e < next)
+            next = e;
+    }
+    if (next != T_INF)
+        tgpu_wake(c, sp, next);
+    return WL_OK;
+}

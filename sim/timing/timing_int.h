@@ -1,0 +1,232 @@
+/* timing_int: structures shared by the timing model's modules (not a public header).
+ *
+ * gpu.c   tgpu_  block dispatcher, event loop, timing_run
+ * sched.c sched_ one scheduler (SM sub-partition): warp conditions, policies, issue, charging
+ * sb.c    sb_    per-warp scoreboard of pending register writes
+ * ldst.c  ldst_  shared-memory banks and global coalescing
+ * mem.c   mem_   the memory behind one request/response interface
+ * bar.c   bar_   CTA barriers as the timing model sees them (ids, counts, release)
+ * stats.c stats_ stall accounting, trace intervals, JSON and text reports
+ */
+#ifndef WL_TIMING_INT_H
+#define WL_TIMING_INT_H
+
+#include <stdint.h>
+
+#include "exec.h"
+#include "timing.h"
+#include "trace.h"
+
+#define T_INF UINT64_MAX
+
+/* ---- numbers the arch file does not carry yet (requested in docs/model.md) ---------------- */
+/* Shared-memory / shuffle unit of one SM: one 128-byte wavefront per cycle ([CPG]: 32 banks x
+ * 4 B per clock). Request: arch field `smem_wavefronts_per_cycle`. */
+#define TIMING_SMEM_CYCLES_PER_WAVEFRONT 1u
+/* L1 data stage: one 128-byte line (wavefront) per cycle per SM. Request: `l1_lines_per_cycle`. */
+#define TIMING_L1_CYCLES_PER_LINE 1u
+/* Depth of the per-SMSP MIO queue; until the arch has `mio_queue_depth` we use the LSU queue
+ * depth (lsu_queue_depth) for it as well. */
+/* Tensor-core MMA: dependent latency 24 cycles, 8-cycle issue interval on H200 ([OURS] HMMA
+ * 23.9; 8 independent chains 6.0 cyc each). Request: `lat_mma`, `issue_mma`. */
+#define TIMING_LAT_MMA 24u
+#define TIMING_ISSUE_MMA 8u
+/* A warp that yields without a sleep time (failed mbarrier.try_wait, nanosleep with a register
+ * operand) sleeps this many cycles. Request: `sleep_default`. */
+#define TIMING_SLEEP_CYCLES 64u
+/* Two-level scheduler: warps in the active (inner) set of one scheduler. */
+#define TIMING_TWO_LEVEL_ACTIVE 4
+
+/* Conditions a warp's next instruction waits on, in the order the stall reason is chosen:
+ * the first condition not yet satisfied at a cycle names that cycle's reason. */
+enum {
+    C_BAR,    /* barrier */
+    C_SLEEP,  /* sleeping */
+    C_MEMBAR, /* membar */
+    C_BRANCH, /* branch_resolving */
+    C_LONG,   /* long_scoreboard */
+    C_SHORT,  /* short_scoreboard */
+    C_WAIT,   /* wait */
+    C_QUEUE,  /* mio_throttle or lg_throttle (the queue this instruction needs) */
+    C_PIPE,   /* math_pipe_throttle */
+    C_COUNT
+};
+
+/* Resources an instruction needs at issue. */
+enum { RES_NONE, RES_ALU, RES_FMA, RES_FP64, RES_MMA, RES_MIO, RES_LG, RES_COUNT };
+enum { PIPE_ALU, PIPE_FMA, PIPE_FP64, PIPE_MMA, PIPE_COUNT };
+
+/* Scoreboard kinds: which stall reason a pending register write gives. */
+enum { SB_FIXED, SB_SHORT, SB_LONG };
+
+typedef struct {
+    uint64_t *ready; /* cycle the register's value is available */
+    uint8_t *kind;   /* SB_* */
+    uint32_t cap;
+} sb_t;
+
+typedef enum { TW_ACTIVE, TW_BARRIER, TW_DRAIN } tw_state;
+
+struct tblock;
+
+typedef struct tw {
+    struct tblock *blk;
+    int bw;                 /* warp index in the block */
+    uint32_t slot;          /* warp slot in the SM; scheduler = slot % subpartitions */
+    uint64_t age;           /* dispatch order (gto: oldest first) */
+    uint8_t state;          /* tw_state */
+    uint8_t has_pending;    /* info holds the next instruction (already executed) */
+    uint8_t res;            /* RES_* of the pending instruction */
+    uint8_t in_active;      /* two-level: in the active set */
+    uint64_t pend_seq;      /* two-level: order in the pending set */
+    uint64_t start;         /* first resident cycle */
+    uint64_t T[C_COUNT];    /* cycle from which each condition is satisfied */
+    uint64_t t_drain;       /* TW_DRAIN: cycle its outstanding stores complete */
+    uint64_t mem_done;      /* completion of every memory access it issued */
+    uint64_t charged;       /* cycles [start, charged) are accounted */
+    int bar_id;             /* barrier it waits at (TW_BARRIER) */
+    uint32_t bar_line;
+    /* trace: the open warp-state interval */
+    uint8_t tr_reason;
+    uint64_t tr_start, tr_end;
+    sb_t sb;
+    exec_step_info info;    /* the pending instruction */
+} tw;
+
+typedef struct {
+    uint32_t arrived, expected; /* threads */
+    uint32_t nwaiting;
+    uint32_t line;
+} tbar;
+
+typedef struct tblock {
+    uint32_t id;
+    uint32_t sm;
+    exec_block *eb;
+    int nwarps, live_warps;
+    uint32_t nthreads, exited_threads;
+    uint64_t start;
+    tw *warps;
+    tbar bars[16];
+} tblock;
+
+typedef struct tsmsp {
+    int id;                 /* global index sm * nsub + sub */
+    struct tsm *sm;
+    tw **warps;             /* resident warps, in arrival order */
+    int nwarps;
+    uint64_t next_eval;     /* T_INF: asleep until woken */
+    uint64_t acct;          /* scheduler cycles [.., acct) are accounted */
+    uint32_t last_slot;     /* lrr rotation / gto greedy warp */
+    tw *last_warp;
+    uint64_t pend_seq;
+    uint64_t pipe_free[PIPE_COUNT];
+    uint64_t sfu_free, lsu_free;
+    uint64_t lg_ring[16], mio_ring[16]; /* departure cycles of the last `depth` entries */
+    uint32_t lg_pos, mio_pos;
+    uint64_t lg_last, mio_last;
+} tsmsp;
+
+typedef struct tsm {
+    int id, gpc;
+    int resident_blocks;
+    uint8_t *slot_used;     /* max_warps_per_sm */
+    uint64_t shared_free;   /* shared-memory unit (all four SMSPs) */
+    uint64_t l1_free;       /* L1 data stage */
+    uint64_t active_since;
+    tblock **blocks;        /* resident blocks (blocks_per_sm entries, NULL free) */
+} tsm;
+
+typedef struct mem mem_t;
+typedef struct { uint64_t t; uint32_t id; } tevent;
+
+typedef struct tctx {
+    const arch_t *a;
+    const ptx_module *m;
+    const ptx_func *k;
+    const timing_config *cfg;
+    exec_prog *prog;
+    mem_t *mem;
+    trace_writer *tr;
+    timing_result *res;
+    diag_t *d;
+    int policy;
+    uint32_t nf;            /* functions in the module (scoreboard key stride) */
+    int nsm, nsub;
+    tsm *sms;
+    tsmsp *sp;
+    /* grid */
+    uint64_t nblocks, next_block, blocks_done;
+    int warps_per_block;
+    uint32_t threads_per_block;
+    uint64_t age_seq;
+    uint32_t queue_depth;
+    /* event queue: (time, smsp) min-heap */
+    tevent *heap;
+    size_t nheap, capheap;
+    uint64_t progress_next;
+} tctx;
+
+/* sb.c */
+void sb_free(sb_t *s);
+/* Sets register `key` ready at `ready` with kind; grows the table. 0 or WL_EUSAGE (no memory). */
+int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind);
+/* Raises T[C_LONG/C_SHORT/C_WAIT] for every listed register still pending after `now`. */
+void sb_deps(const sb_t *s, const uint32_t *keys, int n, uint64_t now, uint64_t *T);
+
+/* ldst.c */
+/* Shared-memory wavefronts of one warp access (>= 1 when any lane is active) and the ideal
+ * number (without conflicts). */
+void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
+                 uint32_t *wavefronts, uint32_t *ideal);
+/* Distinct sectors (written to sectors[], up to 64) and distinct lines of a global access. */
+uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t line_bytes,
+                       uint64_t *sectors, uint32_t *nlines);
+
+/* mem.c: the memory system behind one request/response interface. */
+typedef enum { MEM_LOAD, MEM_STORE, MEM_ATOMIC } mem_kind;
+typedef struct {
+    uint64_t cycle;         /* when the request leaves the SM (L1 stage) */
+    uint32_t sm;
+    uint8_t space;          /* ptx_space: GLOBAL or LOCAL */
+    uint8_t kind;           /* mem_kind */
+    uint32_t nsectors;
+    const uint64_t *sectors;/* sector addresses (address / sector_bytes) */
+} mem_req;
+mem_t *mem_create(const arch_t *a);
+void mem_destroy(mem_t *m);
+/* Returns the cycle the response arrives (load data usable / store acknowledged). */
+uint64_t mem_access(mem_t *m, const mem_req *r);
+/* Totals for the result (dram_bytes, hit rates). */
+void mem_fill_result(const mem_t *m, timing_result *res);
+
+/* bar.c */
+/* A warp's bar instruction issued at `now`; returns 1 when the barrier completed (then every
+ * waiting warp has been released with T[C_BAR] set and its scheduler woken). */
+wl_status bar_arrive(tctx *c, tblock *b, tw *w, uint64_t now, int waits);
+/* Threads exited at `now`: barriers without a count may complete. */
+wl_status bar_exit(tctx *c, tblock *b, uint32_t nthreads, uint64_t now);
+/* Fills d with the deadlock message naming a barrier and its waiting warps. */
+wl_status bar_deadlock(tctx *c, diag_t *d);
+
+/* sched.c */
+/* Evaluates scheduler sp at cycle t: accounts cycles up to t, retires drained warps, issues at
+ * most one instruction, computes the next cycle anything can happen. */
+wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t);
+/* Executes w's next instruction functionally (it is issued later) and fills its conditions. */
+wl_status sched_fetch(tctx *c, tw *w, uint64_t now);
+/* Adds a warp starting at `start`. */
+void sched_add_warp(tctx *c, tsmsp *sp, tw *w);
+
+/* gpu.c */
+void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t);
+/* A block's last warp retired at t: frees its resources, dispatches the next block. */
+wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t);
+
+/* stats.c */
+/* Charges warp-cycles [from, to) of w to reason (trace interval kept open for merging). */
+void stats_charge(tctx *c, tw *w, int reason, uint64_t from, uint64_t to);
+/* Closes w's open trace interval. */
+void stats_flush(tctx *c, tw *w);
+
+#endif
