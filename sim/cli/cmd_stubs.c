@@ -16,27 +16,10 @@ static int not_yet(const char *name, const char *usage_text, const char *what, i
     return WL_EUSAGE;
 }
 
-int cmd_view(int argc, char **argv)
-{
-    return not_yet("view",
-                   "usage: warplab view TRACE [--measured FILE.json] [--png OUT.png [--view NAME] "
-                   "[--size WxH]]\n"
-                   "       warplab view KERNEL.ptx --kernel NAME ...run options...\n",
-                   "the SDL2 viewer arrives with the viewer issue", argc, argv);
-}
-
 int cmd_export(int argc, char **argv)
 {
     return not_yet("export", "usage: warplab export TRACE --chrome OUT.json\n",
                    "traces arrive with the timing-model issue", argc, argv);
-}
-
-int cmd_lesson(int argc, char **argv)
-{
-    return not_yet("lesson",
-                   "usage: warplab lesson [list | N [--check [FILE.cu|FILE.ptx]] [--view] "
-                   "[--png DIR]]\n",
-                   "lessons arrive with the lessons issue", argc, argv);
 }
 
 int cmd_validate(int argc, char **argv)
