@@ -1,0 +1,535 @@
+/* `warplab lesson`: list, run and check the classroom lessons (lessons/NN-name/lesson.ini).
+ *
+ * A lesson's experiments are run by spawning this same binary (`warplab run ... --json`,
+ * `warplab occupancy ... --json`, `warplab view TRACE --png`) and reading the JSON with cJSON:
+ * the lesson depends on the command-line contract of DESIGN.md only, never on the internals of
+ * the simulator. Measured H200 numbers come from gpu/measured/<arch>/ (a case's JSON, or the
+ * occupancy sweep CSV). A metric that is null (not modelled yet) or a file that is absent (not
+ * measured yet) never makes a claim pass: such a check is reported as not verified, with the
+ * lesson's `requires` reason, and `--check` exits 1. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "arch.h"
+#include "cli.h"
+#include "lesson.h"
+#include "lesson_exp.h"
+
+#define CMD "lesson"
+#define MAX_LESSONS 64
+
+static const char usage_text[] =
+    "usage: warplab lesson [list | N [--check [FILE.cu|FILE.ptx]] [--view] [--png DIR]]\n"
+    "                      [--lang en|zh]\n\n"
+    "  list                 the lessons, in teaching order\n"
+    "  N                    run lesson N's experiments in the model; print the table and the\n"
+    "                       takeaway\n"
+    "  --check              verify the lesson's claims in the model and against the measured\n"
+    "                       H200 data (exit 0 only if every claim holds)\n"
+    "  --check FILE         run the exercise with your kernel (.cu: compiled with nvcc -ptx\n"
+    "                       -arch=sm_90 -lineinfo; .ptx: used as is) and say whether it meets\n"
+    "                       the goals, and why\n"
+    "  --view               open the viewer on the lesson's most telling trace\n"
+    "  --png DIR            write the lesson's pictures into DIR (needs the viewer)\n"
+    "  --lang zh            Chinese texts (also when $LANG starts with zh)\n";
+
+/* ---------------------------------------------------------------- printing */
+
+/* Prints s padded to w terminal columns (CJK characters take two). */
+static void pad(const char *s, int w)
+{
+    int cols = lexp_cols(s, strlen(s));
+    printf("%s%*s", s, cols < w ? w - cols : 0, "");
+}
+
+/* One right-aligned number of a run: decimals 0 or 2, or percent (x 100, no decimals). */
+static void num_cell(const lexp_result *e, const char *key, int w, int decimals, int percent)
+{
+    lesson_value v;
+    char b[64];
+    lexp_run_metric(e, key, &v);
+    if (v.kind == LESSON_V_NUM && percent)
+        snprintf(b, sizeof b, "%.0f%%", 100 * v.num);
+    else if (v.kind == LESSON_V_NUM)
+        snprintf(b, sizeof b, "%.*f", decimals, v.num);
+    else
+        snprintf(b, sizeof b, "%s", v.kind == LESSON_V_NULL ? "n/m" : "-");
+    printf("%*s", w, b);
+}
+
+static void top_stalls(const lexp_result *e, char *out, size_t n)
+{
+    const cJSON *st = e->json ? cJSON_GetObjectItemCaseSensitive(e->json, "stalls") : NULL;
+    out[0] = '\0';
+    if (!cJSON_IsObject(st)) {
+        snprintf(out, n, "%s", cJSON_IsNull(st) ? "n/m" : "-");
+        return;
+    }
+    double total = 0;
+    const cJSON *it, *best[2] = {NULL, NULL};
+    cJSON_ArrayForEach(it, st)
+    {
+        if (!cJSON_IsNumber(it))
+            continue;
+        total += it->valuedouble;
+        if (!strcmp(it->string, "selected"))
+            continue;
+        if (!best[0] || it->valuedouble > best[0]->valuedouble)
+            best[1] = best[0], best[0] = it;
+        else if (!best[1] || it->valuedouble > best[1]->valuedouble)
+            best[1] = it;
+    }
+    for (int i = 0; i < 2 && total > 0; i++)
+        if (best[i] && best[i]->valuedouble > 0) {
+            size_t u = strlen(out);
+            snprintf(out + u, n - u, "%s%s %.0f%%", i ? ", " : "", best[i]->string,
+                     100 * best[i]->valuedouble / total);
+        }
+}
+
+static void print_tables(lexp_session *s)
+{
+    const lesson_t *l = s->l;
+    for (int i = 0; i < l->narchs; i++) {
+        const lexp_result *e = &s->archs[i];
+        if (i == 0)
+            printf("\n  %-34s %5s %5s %5s %10s %9s %10s %10s\n", lexp_tr(s, "GPU", "GPU"), "SMs",
+                   "GPCs", "TPCs", "sched/SM", "warps/SM", "regs/SM", "smem/SM");
+        printf("  ");
+        pad(lexp_tr(s, l->archs[i].label, l->archs[i].label_zh), 34);
+        if (e->status) {
+            printf(" %s\n", e->error);
+            continue;
+        }
+        const arch_t *a = &e->arch;
+        printf(" %5d %5d %5d %10d %9d %10d %8d KB\n", a->sm_count, a->gpc_count,
+               a->sms_per_tpc ? a->sm_count / a->sms_per_tpc : 0, a->sub_partitions,
+               a->max_warps_per_sm, a->regs_per_sm, a->smem_per_sm_max / 1024);
+    }
+    for (int i = 0; i < l->noccs; i++) {
+        const lexp_result *e = &s->occs[i];
+        if (i == 0)
+            printf("\n  %-34s %9s %9s %9s %-14s %s\n", lexp_tr(s, "launch", "启动配置"), "blocks/SM",
+                   "warps/SM", "occupancy", "limiter", "H200 blocks/SM");
+        printf("  ");
+        pad(lexp_tr(s, l->occs[i].label, l->occs[i].label_zh), 34);
+        if (!e->json) {
+            printf(" %s\n", e->error);
+            continue;
+        }
+        lesson_value b, w, o, lim;
+        lexp_occ_metric(s, &l->occs[i], e, "blocks_per_sm", &b);
+        lexp_occ_metric(s, &l->occs[i], e, "warps_per_sm", &w);
+        lexp_occ_metric(s, &l->occs[i], e, "occupancy", &o);
+        lexp_occ_metric(s, &l->occs[i], e, "limiter", &lim);
+        printf(" %9.0f %9.0f %8.1f%% %-14s ", b.num, w.num, 100 * o.num,
+               lim.kind == LESSON_V_STR ? lim.str : "?");
+        if (e->h200_blocks >= 0)
+            printf("%d%s\n", e->h200_blocks,
+                   e->h200_blocks == (int)b.num ? "" : lexp_tr(s, "  (differs!)", "  (不一致!)"));
+        else
+            printf("%s\n", l->occs[i].measured ? lexp_tr(s, "not measured", "未测") : "");
+    }
+    if (l->nruns) {
+        printf("\n  %-30s %10s %9s %9s %6s %8s %7s  %s\n", lexp_tr(s, "configuration", "配置"),
+               lexp_tr(s, "warp insts", "warp指令"), lexp_tr(s, "model us", "模型us"),
+               lexp_tr(s, "H200 us", "H200 us"), lexp_tr(s, "occ.", "占用率"),
+               lexp_tr(s, "bank cf.", "bank冲突"), lexp_tr(s, "branch", "分支效率"),
+               lexp_tr(s, "top stalls", "主要停顿"));
+    }
+    for (int i = 0; i < l->nruns; i++) {
+        const lexp_result *e = &s->runs[i];
+        char ts[128];
+        printf("  ");
+        pad(lexp_tr(s, l->runs[i].label, l->runs[i].label_zh), 30);
+        if (!e->json) {
+            printf(" %s\n", e->error);
+            continue;
+        }
+        num_cell(e, "warp_instructions", 11, 0, 0);
+        num_cell(e, "time_us", 10, 2, 0);
+        lesson_value mv;
+        char mb[32];
+        lexp_measured(e, "time_us", &mv);
+        if (mv.kind == LESSON_V_NUM)
+            snprintf(mb, sizeof mb, "%.1f", mv.num);
+        else
+            snprintf(mb, sizeof mb, "-");
+        printf(" %9s", mb);
+        num_cell(e, "theoretical_occupancy", 6, 0, 1);
+        num_cell(e, "shared_bank_conflicts", 9, 0, 0);
+        num_cell(e, "branch_efficiency", 7, 0, 1);
+        top_stalls(e, ts, sizeof ts);
+        printf("  %s\n", ts);
+    }
+    if (l->nruns)
+        printf("\n  %s\n", lexp_tr(s,
+               "n/m = not modelled yet; '-' = not measured yet. The model runs the small launches "
+               "of gpu/cases-sim.txt,\n  the H200 the full-size ones of gpu/cases.txt: compare "
+               "ratios between rows, not absolute times.",
+               "n/m = 模型尚未给出；'-' = 尚无实测。模型跑的是 gpu/cases-sim.txt 里的小规模启动，"
+               "H200\n  实测的是 gpu/cases.txt 里的完整规模：请比较行与行之间的比值，而不是绝对时间。"));
+}
+
+/* ---------------------------------------------------------------- student's kernel */
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+
+static int check_student(lexp_session *s, const char *file)
+{
+    const lesson_t *l = s->l;
+    char ptx[1400];
+    if (access(file, R_OK))
+        return cli_usage_error(CMD, "cannot read '%s'", file);
+    if (lexp_mktmp(s))
+        return cli_usage_error(CMD, "cannot create a temporary folder");
+    if (ends_with(file, ".cu")) {
+        char inc[1200];
+        snprintf(ptx, sizeof ptx, "%s/student.ptx", s->tmp);
+        snprintf(inc, sizeof inc, "-I%s/gpu/kernels", s->root); /* wl_probe.h, wl_math.h */
+        const char *av[] = {"nvcc", "-ptx", "-arch=sm_90", "-lineinfo", inc, "-o", ptx, file,
+                            NULL};
+        lexp_proc pr;
+        lexp_proc_run(av, &pr);
+        int st = pr.status;
+        if (st == 127)
+            fprintf(stderr, "%s\n", lexp_tr(s, "warplab lesson: nvcc is not installed here: compile "
+                                          "with `nvcc -ptx -arch=sm_90 -lineinfo` elsewhere and "
+                                          "pass the .ptx",
+                                       "warplab lesson: 这里没有 nvcc：请在别处用 `nvcc -ptx "
+                                       "-arch=sm_90 -lineinfo` 编译，再把 .ptx 交给本命令"));
+        else if (st)
+            fprintf(stderr, "%s:\n%s", lexp_tr(s, "warplab lesson: nvcc could not compile your kernel",
+                                          "warplab lesson: nvcc 编译失败"),
+                    pr.err);
+        lexp_proc_free(&pr);
+        if (st)
+            return WL_EUSAGE;
+    } else if (ends_with(file, ".ptx")) {
+        snprintf(ptx, sizeof ptx, "%s", file);
+    } else {
+        return cli_usage_error(CMD, "'%s': give a .cu or a .ptx file", file);
+    }
+    lexp_run_all(s);
+    const lesson_run *r = lesson_find_run(l, l->ex_run);
+    fprintf(stderr, "%s ...\n", lexp_tr(s, "running your kernel", "运行你的 kernel"));
+    char ref_dump[1400], stu_dump[1400], why[300] = "";
+    lexp_result ref;
+    memset(&ref, 0, sizeof ref);
+    snprintf(ref_dump, sizeof ref_dump, "%s/reference", s->tmp);
+    snprintf(stu_dump, sizeof stu_dump, "%s/student", s->tmp);
+    lexp_run(s, r, &ref, NULL, NULL, ref_dump);
+    lexp_run(s, r, &s->student, ptx, NULL, stu_dump);
+    s->student.same_output = ref.json && s->student.json
+                                 ? lexp_same_dumps(ref_dump, stu_dump, why, sizeof why)
+                                 : -1;
+    cJSON_Delete(ref.json);
+    cJSON_Delete(ref.measured);
+    s->has_student = 1;
+    if (s->zh)
+        printf("\n第 %d 课练习\n", l->number);
+    else
+        printf("\nExercise of lesson %d\n", l->number);
+    lexp_wrap(lexp_tr(s, l->task, l->task_zh), 2, 94);
+    printf("\n");
+    if (s->student.same_output == 0)
+        printf("  %s: %s\n\n",
+               lexp_tr(s, "Your kernel's result differs from the original's",
+                       "你的 kernel 的结果与原版不同"),
+               why);
+    if (!s->student.json) {
+        printf("  %s: %s\n", lexp_tr(s, "your kernel did not run", "你的 kernel 没能运行"),
+               s->student.error);
+        return s->student.status > 0 && s->student.status < 128 ? s->student.status : WL_EUSAGE;
+    }
+    lexp_tally t = {0, 0, 0};
+    lexp_checks(s, 1, &t);
+    if (t.failed == 0 && t.unmet == 0)
+        printf("\n  %s\n", lexp_tr(s, "Goal met. Well done.", "达成目标，做得好。"));
+    else if (t.failed == 0)
+        printf("\n  %s\n", lexp_tr(s, "Every goal the model can judge today is met; the others need "
+                                 "data the model does not produce yet.",
+                              "模型目前能判定的目标都已达成；其余目标所需的数据模型还给不出。"));
+    else
+        printf("\n  %s\n", lexp_tr(s, "Not yet: read the reasons above and try again.",
+                              "还没有达成：看看上面的原因，再试一次。"));
+    return t.failed || t.unmet ? WL_EUSAGE : WL_OK;
+}
+
+/* ---------------------------------------------------------------- pictures */
+
+static int pictures(lexp_session *s, const char *png_dir, int interactive)
+{
+    const lesson_t *l = s->l;
+    const lesson_run *r = l->view_run[0] ? lesson_find_run(l, l->view_run)
+                                         : l->nruns ? &l->runs[0] : NULL;
+    if (!r) {
+        fprintf(stderr, "warplab lesson: %s\n",
+                lexp_tr(s, "this lesson has no kernel run to show", "这一课没有可以显示的 kernel 运行"));
+        return WL_EUSAGE;
+    }
+    if (png_dir && mkdir(png_dir, 0777) && errno != EEXIST)
+        return cli_usage_error(CMD, "cannot create '%s': %s", png_dir, strerror(errno));
+    if (lexp_mktmp(s))
+        return cli_usage_error(CMD, "cannot create a temporary folder");
+    int rc = WL_OK;
+    /* the most telling run first; --png also draws every other run */
+    for (int k = -1; k < l->nruns && rc == WL_OK; k++) {
+        const lesson_run *x = k < 0 ? r : &l->runs[k];
+        if (k >= 0 && (x == r || interactive))
+            continue;
+        char trace[1400], png[1400];
+        lexp_result e;
+        memset(&e, 0, sizeof e);
+        snprintf(trace, sizeof trace, "%s/%s.trace", s->tmp, x->name);
+        fprintf(stderr, "%s %s ...\n", lexp_tr(s, "tracing", "记录"), x->name);
+        lexp_run(s, x, &e, NULL, trace, NULL);
+        cJSON_Delete(e.json);
+        cJSON_Delete(e.measured);
+        if (e.status) {
+            fprintf(stderr, "warplab lesson: %s\n", e.error);
+            rc = e.status > 0 && e.status < 128 ? e.status : WL_EUSAGE;
+            break;
+        }
+        snprintf(png, sizeof png, "%s/lesson%02d-%s.png", png_dir ? png_dir : ".", l->number,
+                 x->name);
+        const char *av[] = {s->self, "view", trace, "--png", png, "--view",
+                      l->view_kind, NULL};
+        if (interactive)
+            av[3] = NULL;
+        lexp_proc pr;
+        lexp_proc_run(av, &pr);
+        if (pr.status) {
+            char b[300];
+            fprintf(stderr, "warplab lesson: %s (%s)\n",
+                    lexp_tr(s, "the viewer is not available", "查看器不可用"),
+                    lexp_first_line(pr.err, b, sizeof b));
+            rc = WL_EUSAGE;
+        } else if (png_dir) {
+            printf("%s\n", png);
+        }
+        lexp_proc_free(&pr);
+    }
+    lexp_rmtmp(s);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- finding lessons */
+
+typedef struct {
+    int number;
+    char dir[256]; /* "03-occupancy" */
+} lesson_entry;
+
+static int entry_cmp(const void *a, const void *b)
+{
+    return ((const lesson_entry *)a)->number - ((const lesson_entry *)b)->number;
+}
+
+static int find_lessons(const char *root, lesson_entry *v, int max)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/lessons", root);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < max) {
+        if (!isdigit((unsigned char)de->d_name[0]) || !isdigit((unsigned char)de->d_name[1]) ||
+            de->d_name[2] != '-' || strlen(de->d_name) >= sizeof v[0].dir)
+            continue;
+        v[n].number = atoi(de->d_name);
+        snprintf(v[n].dir, sizeof v[n].dir, "%s", de->d_name);
+        n++;
+    }
+    closedir(d);
+    qsort(v, (size_t)n, sizeof v[0], entry_cmp);
+    return n;
+}
+
+static int load_entry(const char *root, const lesson_entry *e, lesson_t *l)
+{
+    char path[1400], label[300];
+    diag_t d;
+    snprintf(path, sizeof path, "%s/lessons/%s/lesson.ini", root, e->dir);
+    snprintf(label, sizeof label, "lessons/%s/lesson.ini", e->dir);
+    if (lesson_load(path, label, l, &d) == WL_OK)
+        return WL_OK;
+    char buf[1600];
+    diag_format(&d, buf, sizeof buf);
+    fprintf(stderr, "%s\n", buf);
+    return WL_EUSAGE;
+}
+
+static int do_list(const char *root, int zh)
+{
+    lesson_entry v[MAX_LESSONS];
+    int n = find_lessons(root, v, MAX_LESSONS), rc = WL_OK;
+    if (n < 0)
+        return cli_usage_error(CMD, "no lessons/ folder under %s", root);
+    lesson_t *l = malloc(sizeof *l);
+    if (!l)
+        return WL_EUSAGE;
+    for (int i = 0; i < n; i++) {
+        if (load_entry(root, &v[i], l)) {
+            rc = WL_EUSAGE;
+            continue;
+        }
+        printf("%2d  %-22s %s\n", l->number, v[i].dir, zh ? l->title_zh : l->title);
+    }
+    free(l);
+    return rc;
+}
+
+static int wants_zh(const char *lang)
+{
+    if (lang)
+        return !strncmp(lang, "zh", 2);
+    const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    for (int i = 0; i < 3; i++) {
+        const char *e = getenv(vars[i]);
+        if (e && *e)
+            return !strncmp(e, "zh", 2);
+    }
+    return 0;
+}
+
+static void free_results(lexp_session *s)
+{
+    lexp_result *all[] = {s->runs, s->occs, s->archs};
+    int counts[] = {LESSON_MAX_RUNS, LESSON_MAX_OCCS, LESSON_MAX_ARCHS};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < counts[k]; i++) {
+            cJSON_Delete(all[k][i].json);
+            cJSON_Delete(all[k][i].measured);
+        }
+    cJSON_Delete(s->student.json);
+}
+
+static int lesson_main(lexp_session *s, int check, const char *check_file, int view,
+                       const char *png_dir)
+{
+    const lesson_t *l = s->l;
+    diag_t d;
+    if (arch_load(cli_arch_dir(), l->arch, &s->lesson_arch, &d))
+        return cli_report(&d);
+    if (view || png_dir)
+        return pictures(s, png_dir, view && !png_dir);
+    if (check_file) {
+        if (!l->has_exercise)
+            return cli_usage_error(CMD, "lesson %d has no exercise", l->number);
+        int rc = check_student(s, check_file);
+        lexp_rmtmp(s);
+        return rc;
+    }
+    lexp_run_all(s);
+    printf("%s %d: %s\n", lexp_tr(s, "Lesson", "第"), l->number, lexp_tr(s, l->title, l->title_zh));
+    if (s->zh)
+        printf("(第 %d 课)\n", l->number);
+    print_tables(s);
+    printf("\n%s\n", lexp_tr(s, "Takeaway:", "要点："));
+    lexp_wrap(lexp_tr(s, l->takeaway, l->takeaway_zh), 2, 94);
+    if (!check) {
+        if (l->has_exercise) {
+            printf("\n%s\n", lexp_tr(s, "Exercise:", "练习："));
+            lexp_wrap(lexp_tr(s, l->task, l->task_zh), 2, 94);
+            printf("  %s: cp %s mine.cu; warplab lesson %d --check mine.cu\n",
+                   lexp_tr(s, "then", "然后"), l->ex_kernel, l->number);
+        }
+        return WL_OK;
+    }
+    lexp_tally t = {0, 0, 0};
+    printf("\n%s\n", lexp_tr(s, "Checks:", "检查："));
+    lexp_checks(s, 0, &t);
+    printf("\n%d %s, %d %s, %d %s\n", t.passed, lexp_tr(s, "passed", "通过"), t.failed,
+           lexp_tr(s, "failed", "失败"), t.unmet,
+           lexp_tr(s, "not verified (need timing or measured data not available yet)",
+              "未验证（所需的计时或实测数据尚未就绪）"));
+    return t.failed || t.unmet ? WL_EUSAGE : WL_OK;
+}
+
+int cmd_lesson(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) {
+        printf("%s", usage_text);
+        return WL_OK;
+    }
+    const char *which = NULL, *check_file = NULL, *png_dir = NULL, *lang = NULL;
+    int check = 0, view = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--check")) {
+            check = 1;
+            if (i + 1 < argc && argv[i + 1][0] != '-')
+                check_file = argv[++i];
+        } else if (!strcmp(a, "--view")) {
+            view = 1;
+        } else if (!strcmp(a, "--png") || !strcmp(a, "--lang")) {
+            if (i + 1 >= argc)
+                return cli_usage_error(CMD, "%s needs a value", a);
+            *(a[2] == 'p' ? &png_dir : &lang) = argv[++i];
+        } else if (a[0] == '-') {
+            return cli_usage_error(CMD, "unknown option '%s'", a);
+        } else if (!which) {
+            which = a;
+        } else {
+            return cli_usage_error(CMD, "unexpected argument '%s'", a);
+        }
+    }
+    if (lang && strcmp(lang, "en") && strcmp(lang, "zh"))
+        return cli_usage_error(CMD, "--lang takes en or zh, not '%s'", lang);
+    int zh = wants_zh(lang);
+    const char *root = cli_root_dir();
+    if (!which || !strcmp(which, "list")) {
+        if (check || view || png_dir)
+            return cli_usage_error(CMD, "--check, --view and --png need a lesson number");
+        return do_list(root, zh);
+    }
+    char *end;
+    long num = strtol(which, &end, 10);
+    if (*end || num < 1 || num > 99)
+        return cli_usage_error(CMD, "'%s' is not a lesson number (see: warplab lesson list)",
+                               which);
+    lesson_entry v[MAX_LESSONS];
+    int n = find_lessons(root, v, MAX_LESSONS), k = -1;
+    for (int i = 0; i < n; i++)
+        if (v[i].number == num)
+            k = i;
+    if (k < 0)
+        return cli_usage_error(CMD, "no lesson %ld (see: warplab lesson list)", num);
+    lexp_session *s = calloc(1, sizeof *s);
+    lesson_t *l = malloc(sizeof *l);
+    int rc = WL_EUSAGE;
+    if (s && l && load_entry(root, &v[k], l) == WL_OK) {
+        s->l = l;
+        s->zh = zh;
+        snprintf(s->root, sizeof s->root, "%s", root);
+        snprintf(s->dir, sizeof s->dir, "%s/lessons/%s", root, v[k].dir);
+        ssize_t m = readlink("/proc/self/exe", s->self, sizeof s->self - 1);
+        if (m > 0)
+            s->self[m] = '\0';
+        else
+            snprintf(s->self, sizeof s->self, "warplab");
+        rc = lesson_main(s, check, check_file, view, png_dir);
+        free_results(s);
+    }
+    free(l);
+    free(s);
+    return rc;
+}
