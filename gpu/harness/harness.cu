@@ -77,6 +77,7 @@ static void h_device_json(FILE *f)
 {
     int dev = 0, v = 0, drv = 0, rt = 0;
     cudaDeviceProp p;
+    memset(&p, 0, sizeof p); /* stays zero (name "") when there is no usable GPU */
     cudaGetDevice(&dev);
     cudaGetDeviceProperties(&p, dev);
     cudaDriverGetVersion(&drv);
@@ -421,6 +422,23 @@ int main(int argc, char **argv)
         if (h_prepare(&r, c, err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", c->name, err);
             ++failures;
+            if (!ncu) { /* still leave a record saying why */
+#ifdef WL_PROBE
+                snprintf(path, sizeof path, "%s/%s.probe.json", out, c->name);
+#else
+                snprintf(path, sizeof path, "%s/%s.json", out, c->name);
+#endif
+                FILE *f = fopen(path, "w");
+                if (f) {
+                    fprintf(f, "{\n");
+                    h_device_json(f);
+                    h_case_json(f, c);
+                    fprintf(f, "  \"status\": ");
+                    h_json_str(f, err);
+                    fprintf(f, "\n}\n");
+                    fclose(f);
+                }
+            }
             continue;
         }
         if (ncu) {

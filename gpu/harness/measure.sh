@@ -31,8 +31,12 @@ say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$log"; }
 say "measure.sh: gpu=$gpu cases=$cases"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,temperature.gpu,persistence_mode --format=csv; nvcc --version; } >> "$log" 2>&1
 
-say "building the harness"
-make -C "$here" -j2 >> "$log" 2>&1 || { say "build FAILED"; tar czf "$out/measured-$gpu.tar.gz" -C "$work" "$gpu"; exit 1; }
+# Build for this GPU's compute capability (the kernels need sm_70 or newer: named barriers,
+# *_sync shuffles, %globaltimer); ARCH=sm_XY in the environment overrides.
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+arch=${ARCH:-sm_${cc:-90}}
+say "building the harness for $arch"
+make -C "$here" -j2 ARCH="$arch" >> "$log" 2>&1 || { say "build FAILED"; tar czf "$out/measured-$gpu.tar.gz" -C "$work" "$gpu"; exit 1; }
 
 say "timing run"
 "$here/wl-harness" --cases "$cases" --out "$res" 2>&1 | tee -a "$log"
@@ -46,7 +50,19 @@ if command -v ncu >/dev/null 2>&1; then
     metrics+=",smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed.avg.per_cycle_active"
     metrics+=",smsp__thread_inst_executed_per_inst_executed.ratio,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
     metrics+=",dram__bytes.sum,sm__cycles_elapsed.avg.per_second"
-    metrics+=",regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio\$"
+    stalls=""
+    for r in barrier branch_resolving dispatch_stall drain imc_miss lg_throttle long_scoreboard \
+             math_pipe_throttle membar mio_throttle misc no_instruction not_selected selected \
+             short_scoreboard sleeping tex_throttle wait; do
+        stalls+=",smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
+    done
+    # Three ways to ask, tried in order until one gives numbers (metric names differ between ncu
+    # versions): the named metrics + stall regex; named + explicit stall list; stable sections
+    # printed as raw metrics (wide CSV; merge.py reads both layouts).
+    modes=("--metrics $metrics,regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio\$"
+           "--metrics $metrics$stalls"
+           "--section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --page raw")
+    mode=0
     names=$(grep -v '^[[:space:]]*#' "$cases" | awk 'NF {print $1}')
     set -- $names
     k=0
@@ -60,16 +76,25 @@ if command -v ncu >/dev/null 2>&1; then
         for _ in 1 2 3 4 5 6 7 8; do [ $# -gt 0 ] && { chunk+=("--only" "$1"); shift; }; done
         d=$work/ncu/chunk$k
         mkdir -p "$d"
-        say "ncu chunk $k: ${chunk[*]}"
-        ncu --clock-control none --csv --metrics "$metrics" --log-file "$work/ncu/ncu-$k.csv" \
-            "$here/wl-harness" --cases "$cases" --out "$d" --ncu "${chunk[@]}" >> "$log" 2>&1 ||
-            say "ncu chunk $k exited with $?"
+        while :; do
+            say "ncu chunk $k (mode $mode): ${chunk[*]}"
+            set -f # the mode's words are split on blanks but never globbed
+            # shellcheck disable=SC2086
+            ncu --clock-control none --csv ${modes[$mode]} \
+                "$here/wl-harness" --cases "$cases" --out "$d" --ncu "${chunk[@]}" \
+                > "$work/ncu/ncu-$k.csv" 2>> "$log" || say "ncu chunk $k exited with $?"
+            set +f
+            if grep -q '^"[0-9]' "$work/ncu/ncu-$k.csv" || [ $mode -ge 2 ]; then
+                break
+            fi
+            head -5 "$work/ncu/ncu-$k.csv" >> "$log"
+            mode=$((mode + 1))
+        done
         cp "$d/ncu-order.txt" "$work/ncu/ncu-$k.order" 2>/dev/null
         k=$((k + 1))
     done
-    cp "$work"/ncu/ncu-*.csv "$res/" 2>/dev/null
     python3 "$here/merge.py" "$res" "$work/ncu" 2>&1 | tee -a "$log"
-    mkdir -p "$res/ncu-raw" && mv "$res"/ncu-*.csv "$res/ncu-raw/" 2>/dev/null
+    mkdir -p "$res/ncu-raw" && cp "$work"/ncu/ncu-*.csv "$work"/ncu/ncu-*.order "$res/ncu-raw/" 2>/dev/null
 else
     say "ncu not found: no stall breakdown"
     python3 "$here/merge.py" "$res" 2>&1 | tee -a "$log"

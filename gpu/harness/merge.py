@@ -37,8 +37,38 @@ def number(text):
         return None
 
 
+def add_metric(rec, name, unit, text):
+    value = number(text)
+    rec["metrics"][name] = {"value": value, "unit": unit}
+    m = STALL.match(name)
+    if m and value is not None:
+        rec["stalls"][m.group(1)] = value
+    if name in NAMED and value is not None:
+        key = NAMED[name]
+        if key == "gpu_time":
+            scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0,
+                     "msecond": 1e3, "ms": 1e3}.get(unit.lower())
+            if scale is not None:
+                rec["gpu_time_us"] = value * scale
+        elif key == "sm_clock":
+            scale = {"hz": 1e-6, "cycle/second": 1e-6, "khz": 1e-3, "mhz": 1.0,
+                     "ghz": 1e3, "cycle/nsecond": 1e3, "cycle/usecond": 1.0}.get(unit.lower())
+            if scale is not None:
+                rec["sm_clock_mhz"] = value * scale
+        else:
+            rec[key] = value
+
+
+FIXED = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+         "Block Size", "Grid Size", "Device", "CC", "Section Name", "Kernel Time", "Invocations"}
+
+
 def read_ncu(ncudir):
-    """case name -> {"metrics": {...}, "stalls": {...}, named values}"""
+    """case name -> {"metrics": {...}, "stalls": {...}, named values}.
+
+    Reads ncu's long CSV (one row per metric: "Metric Name", "Metric Unit", "Metric Value") and
+    the wide one of --page raw (one row per launch, one column per metric, units in the row
+    after the header)."""
     out = {}
     for order_path in sorted(glob.glob(os.path.join(ncudir, "ncu-*.order"))):
         csv_path = order_path[:-len(".order")] + ".csv"
@@ -46,33 +76,30 @@ def read_ncu(ncudir):
         if not os.path.exists(csv_path):
             continue
         lines = [l for l in open(csv_path, errors="replace") if l.startswith('"')]
-        for row in csv.DictReader(lines):
+        rows = list(csv.reader(lines))
+        if not rows:
+            continue
+        header, units = rows[0], {}
+        long_form = "Metric Name" in header
+        for r in rows[1:]:
+            row = dict(zip(header, r))
             try:
                 i = int(row.get("ID", ""))
             except ValueError:
+                if not long_form:
+                    units = row
                 continue
             if i >= len(names):
                 continue
             rec = out.setdefault(names[i], {"kernel": row.get("Kernel Name"), "metrics": {},
                                             "stalls": {}})
-            name, unit = row.get("Metric Name", ""), row.get("Metric Unit", "")
-            value = number(row.get("Metric Value", ""))
-            rec["metrics"][name] = {"value": value, "unit": unit}
-            m = STALL.match(name)
-            if m and value is not None:
-                rec["stalls"][m.group(1)] = value
-            if name in NAMED and value is not None:
-                key = NAMED[name]
-                if key == "gpu_time":
-                    scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}.get(unit)
-                    if scale is not None:
-                        rec["gpu_time_us"] = value * scale
-                elif key == "sm_clock":
-                    scale = {"hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}.get(unit.lower())
-                    if scale is not None:
-                        rec["sm_clock_mhz"] = value * scale
-                else:
-                    rec[key] = value
+            if long_form:
+                add_metric(rec, row.get("Metric Name", ""), row.get("Metric Unit", ""),
+                           row.get("Metric Value", ""))
+            else:
+                for name, text in row.items():
+                    if name not in FIXED:
+                        add_metric(rec, name, units.get(name, ""), text)
     return out
 
 
