@@ -81,9 +81,10 @@ typedef struct {
     double occupancy;
 } occ_point;
 
-/* The values Nsight Compute would plot: block sizes 32..max in warp steps, registers 0..255
- * (every 8), shared memory 0..opt-in max in allocation-unit-aligned steps (n points).
- * Returns the number of points written (<= max). */
+/* The values Nsight Compute would plot: block sizes 32..max in warp steps, registers 8..255
+ * (every 8, and 255), dynamic shared memory 0..(opt-in max - static) every 8 KB and the
+ * maximum; the input's own value is always added. Points are sorted by value; at most 40
+ * are produced on the shipped arch files, pass max >= 64. Returns how many were written. */
 int occ_series(const arch_t *a, const occ_input *in, occ_vary what, occ_point *out, int max);
 
 #endif
