@@ -11,6 +11,7 @@
 # The whole run is kept under ~7 minutes: ncu runs in chunks and stops starting new chunks once
 # MEASURE_NCU_BUDGET seconds (default 200) have passed.
 set -uo pipefail
+export PATH=$PATH:/usr/local/cuda/bin # nvcc / ncu where the toolkit's default install put them
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${1:?usage: measure.sh OUTDIR [GPUNAME] [CASEFILE]}
@@ -29,7 +30,7 @@ say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$log"; }
 
 : > "$log"
 say "measure.sh: gpu=$gpu cases=$cases"
-{ nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,temperature.gpu,persistence_mode --format=csv; nvcc --version; } >> "$log" 2>&1
+{ nvidia-smi; command -v ncu && ncu --version; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,temperature.gpu,persistence_mode --format=csv; nvcc --version; } >> "$log" 2>&1
 
 # Build for this GPU's compute capability (the kernels need sm_70 or newer: named barriers,
 # *_sync shuffles, %globaltimer); ARCH=sm_XY in the environment overrides.
