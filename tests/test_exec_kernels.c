@@ -498,6 +498,266 @@ static void test_transpose(void **state)
     kt_close(&t);
 }
 
+static void test_pipeline_cp_async(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/async.ptx", "pipe_scale");
+    enum { TILES = 5, BLOCKS = 3, N = TILES * BLOCKS * 256 };
+    static float in[N], out[N];
+    for (int i = 0; i < N; i++)
+        in[i] = (float)(i % 1000) * 0.25f;
+    uint64_t di = kt_buf(&t, in, sizeof in), dout = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, di); kt_arg(&t, 1, dout); kt_arg(&t, 2, TILES);
+    RUN_OK(kt_run(&t, BLOCKS, 256, 0));
+    kt_get(&t, dout, out, sizeof out);
+    for (int b = 0; b < BLOCKS; b++)
+        for (int k = 0; k < TILES; k++)
+            for (int i = 0; i < 256; i++) {
+                size_t o = (size_t)(b * TILES + k) * 256;
+                float want = 2.0f * in[o + (size_t)((i + 1) % 256)] + 1.0f;
+                if (out[o + (size_t)i] != want)
+                    fail_msg("block %d tile %d [%d] = %g, want %g", b, k, i, out[o + (size_t)i], want);
+            }
+    if (t.st.op_count[PTX_OP_CP_ASYNC] == 0 || t.st.op_count[PTX_OP_CP_ASYNC_WAIT_GROUP] == 0)
+        fail_msg("cp.async %llu, wait_group %llu", (unsigned long long)t.st.op_count[PTX_OP_CP_ASYNC],
+                 (unsigned long long)t.st.op_count[PTX_OP_CP_ASYNC_WAIT_GROUP]);
+    kt_close(&t);
+}
+
+static void test_mbarrier_phases(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/async.ptx", "mbar_phases");
+    enum { B = 2, T = 96, P = 4 };
+    int out[B * T];
+    uint64_t dout = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, dout); kt_arg(&t, 1, P);
+    RUN_OK(kt_run(&t, B, T, 0));
+    kt_get(&t, dout, out, sizeof out);
+    for (int i = 0; i < B * T; i++) {
+        int want = 0;
+        for (int p = 0; p < P; p++)
+            want += ((i % T + 1) % T) * (p + 1);
+        if (out[i] != want)
+            fail_msg("out[%d] = %d, want %d", i, out[i], want);
+    }
+    if (t.st.op_count[PTX_OP_MBAR_ARRIVE] == 0 || t.st.op_count[PTX_OP_MBAR_TRY_WAIT] == 0)
+        fail_msg("mbarrier ops not executed");
+    kt_close(&t);
+}
+
+/* ----------------------------------------------------------------------------------------- */
+/* Hand-written PTX                                                                          */
+#define HDR ".version 9.0\n.target sm_90\n.address_size 64\n"
+
+/* Warp specialisation: warps 0-1 produce into shared memory and bar.arrive on named barrier 1
+ * (128 threads), warps 2-3 bar.sync on it and consume; then bar.red.popc over the block. */
+static const char named_ptx[] = HDR
+    ".visible .entry ws(.param .u64 out)\n{\n"
+    ".reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<6>;\n"
+    ".shared .align 4 .b32 sh[64];\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "setp.ge.u32 %p1, %r1, 64;\n"
+    "@%p1 bra CONS;\n"
+    "mul.lo.u32 %r2, %r1, 3;\nshl.b32 %r3, %r1, 2;\nmov.u32 %r4, sh;\nadd.u32 %r5, %r4, %r3;\n"
+    "st.shared.u32 [%r5], %r2;\n"
+    "bar.arrive 1, 128;\n"
+    "bra.uni RED;\n"
+    "CONS:\n"
+    "bar.sync 1, 128;\n"
+    "sub.u32 %r6, %r1, 64;\nshl.b32 %r7, %r6, 2;\nmov.u32 %r4, sh;\nadd.u32 %r8, %r4, %r7;\n"
+    "ld.shared.u32 %r9, [%r8];\n"
+    "mul.wide.u32 %rd3, %r6, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r9;\n"
+    "RED:\n"
+    "and.b32 %r10, %r1, 3;\nsetp.eq.u32 %p2, %r10, 0;\n"
+    "bar.red.popc.u32 %r11, 0, %p2;\n"
+    "bar.red.and.pred %p3, 0, %p1;\n"
+    "selp.u32 %r10, 1000, 0, %p3;\nadd.u32 %r11, %r11, %r10;\n"
+    "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4+512], %r11;\n"
+    "ret;\n}\n";
+
+static void test_named_barriers(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, named_ptx, "ws");
+    unsigned out[256];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 128, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (unsigned i = 0; i < 64; i++)
+        if (out[i] != i * 3)
+            fail_msg("consumer %u read %u, want %u", i, out[i], i * 3);
+    for (unsigned i = 0; i < 128; i++)
+        if (out[128 + i] != 32) /* popc of tid%4==0 over 128 threads; .and of tid>=64: false */
+            fail_msg("bar.red result of thread %u = %u, want 32", i, out[128 + i]);
+    kt_close(&t);
+}
+
+static void test_named_barrier_deadlock(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, named_ptx, "ws");
+    uint64_t d = kt_buf(&t, NULL, 4 * 256);
+    kt_arg(&t, 0, d);
+    /* 96 threads: warp 2 waits for 128 threads on barrier 1, only 64 + 32 can ever arrive */
+    assert_int_equal(kt_run(&t, 1, 96, 0), WL_EDEADLOCK);
+    if (!strstr(t.err, "barrier 1") || !strstr(t.err, "warps 2 wait") ||
+        !strstr(t.err, "96 of 128 threads arrived") || !strstr(t.err, "t.ptx:"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+static const char mismatch_ptx[] = HDR
+    ".visible .entry mm()\n{\n.reg .pred %p<2>;\n.reg .b32 %r<3>;\n"
+    "mov.u32 %r1, %tid.x;\nsetp.ge.u32 %p1, %r1, 32;\n@%p1 bra B;\n"
+    "bar.sync 2, 64;\nret;\nB:\nbar.sync 2, 96;\nret;\n}\n";
+
+static void test_barrier_count_mismatch(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, mismatch_ptx, "mm");
+    assert_int_equal(kt_run(&t, 1, 96, 0), WL_EDEADLOCK);
+    if (!strstr(t.err, "barrier 2 used with thread counts 64 and 96"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+/* A .func with a divergent early return, called by half the lanes; a value comes back through
+ * the return parameter. */
+static const char call_ptx[] = HDR
+    ".func (.param .b32 rv) f(.param .b32 a)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<5>;\n"
+    "ld.param.b32 %r1, [a];\nsetp.lt.s32 %p1, %r1, 10;\n"
+    "@%p1 bra SMALL;\nmul.lo.s32 %r2, %r1, 100;\nst.param.b32 [rv], %r2;\nret;\n"
+    "SMALL:\nadd.s32 %r3, %r1, 7;\nst.param.b32 [rv], %r3;\nret;\n}\n"
+    ".visible .entry k(.param .u64 out)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<6>;\n"
+    ".reg .b64 %rd<5>;\n"
+    "mov.u32 %r1, %tid.x;\nmov.u32 %r5, 0;\n"
+    "and.b32 %r2, %r1, 1;\nsetp.eq.u32 %p1, %r2, 1;\n@%p1 bra SKIP;\n"
+    "{\n.param .b32 pa;\n.param .b32 pr;\nst.param.b32 [pa], %r1;\n"
+    "call.uni (pr), f, (pa);\nld.param.b32 %r5, [pr];\n}\n"
+    "SKIP:\n"
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r5;\n"
+    "ret;\n}\n";
+
+static void test_divergent_call_return(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, call_ptx, "k");
+    int out[64];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 64, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (int i = 0; i < 64; i++) {
+        int want = (i & 1) ? 0 : i < 10 ? i + 7 : i * 100;
+        if (out[i] != want)
+            fail_msg("out[%d] = %d, want %d", i, out[i], want);
+    }
+    kt_close(&t);
+}
+
+/* The step API on one warp: what each instruction reports. */
+static const char step_ptx[] = HDR
+    ".visible .entry s(.param .u64 p)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<4>;\n"
+    ".reg .b64 %rd<5>;\n"
+    "ld.param.u64 %rd1, [p];\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n"
+    "setp.lt.u32 %p1, %r1, 8;\n"
+    "@%p1 bra L;\n"
+    "ld.global.u32 %r2, [%rd3];\n"
+    "L:\n"
+    "exit;\n}\n";
+
+static void test_step_api(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, step_ptx, "s");
+    uint64_t d = kt_buf(&t, NULL, 4 * 32);
+    kt_arg(&t, 0, d);
+    exec_grid g;
+    memset(&g, 0, sizeof g);
+    g.grid[0] = g.grid[1] = g.grid[2] = 1;
+    g.block[0] = 20; g.block[1] = g.block[2] = 1;
+    g.params = t.params;
+    g.params_size = t.k->param_size;
+    exec_prog *p;
+    assert_int_equal(exec_prog_create(t.m, t.k, &g, t.mem, &p, &t.d), WL_OK);
+    uint32_t c[3] = {0, 0, 0};
+    exec_block *b = exec_block_create(p, c, &t.d);
+    assert_non_null(b);
+    exec_step_info in;
+    int n = 0, saw_ld = 0, saw_div = 0, saw_exit = 0;
+    while (exec_warp_state_of(b, 0) == EXEC_WARP_READY && n < 50) {
+        assert_int_equal(exec_warp_step(b, 0, &in, &t.d), WL_OK);
+        n++;
+        if (in.exited && in.opcode == 0 && in.exec_mask == 0)
+            break;
+        if (in.opcode == PTX_OP_BRA) {
+            if (!in.is_branch || !in.divergent || in.active != 0xfffffu || in.exec_mask != 0xffu)
+                fail_msg("bra: branch %d divergent %d active 0x%x exec 0x%x", in.is_branch,
+                         in.divergent, in.active, in.exec_mask);
+            saw_div = 1;
+        }
+        if (in.opcode == PTX_OP_LD && in.mem_space == PTX_SPACE_GLOBAL) {
+            if (in.active != 0xfff00u || in.mem_size != 4 || !in.mem_load ||
+                in.addr[8] != d + 32 || in.addr[19] != d + 76 || in.unit != PTX_UNIT_LSU)
+                fail_msg("ld: active 0x%x size %u addr8 0x%llx unit %d", in.active, in.mem_size,
+                         (unsigned long long)in.addr[8], in.unit);
+            if (in.ndst != 1 || in.nsrc < 1)
+                fail_msg("ld regs: %d dst %d src", in.ndst, in.nsrc);
+            saw_ld = 1;
+        }
+        if (in.opcode == PTX_OP_EXIT) {
+            saw_exit |= in.exit_mask;
+            if (in.line == 0)
+                fail_msg("exit without a line");
+        }
+    }
+    if (!saw_ld || !saw_div || saw_exit != 0xfffff)
+        fail_msg("ld %d divergent bra %d exits 0x%x after %d steps", saw_ld, saw_div, saw_exit, n);
+    assert_int_equal(exec_warp_state_of(b, 0), EXEC_WARP_DONE);
+    assert_int_equal(exec_block_done(b), 1);
+    const exec_counts *cn = exec_block_counts(b);
+    if (cn->branches != 1 || cn->divergent_branches != 1)
+        fail_msg("branches %llu divergent %llu", (unsigned long long)cn->branches,
+                 (unsigned long long)cn->divergent_branches);
+    exec_block_destroy(b);
+    exec_prog_destroy(p);
+    kt_close(&t);
+}
+
+static const char unsup_ptx[] = HDR
+    ".visible .entry u(.param .u64 p)\n{\n.reg .b32 %r<4>;\n.reg .pred %p<2>;\n"
+    "mov.u32 %r1, %tid.x;\nsetp.gt.u32 %p1, %r1, 100;\n"
+    "@%p1 fns.b32 %r2, %r1, 0, 1;\n"
+    "ret;\n}\n";
+
+static void test_unsupported_at_run_time(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, unsup_ptx, "u");
+    /* guard false for every lane: the instruction issues but does nothing, so the launch works */
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_close(&t);
+    kt_text(&t, unsup_ptx, "u");
+    assert_int_equal(kt_run(&t, 1, 128, 0), WL_EUNSUPPORTED);
+    if (!strstr(t.err, "t.ptx:10:") || !strstr(t.err, "fns"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
 /* ----------------------------------------------------------------------------------------- */
 /* Faults and deadlocks                                                                      */
 static void test_fault_oob(void **state)
@@ -552,7 +812,7 @@ static void test_deadlock_divergent_sync(void **state)
     /* warp 1 skips the barrier and exits (exited threads count as arrived), warp 0 waits with
      * only its lanes 0-15: 16 of the 32 remaining threads ever arrive */
     if (!strstr(t.err, "barrier 0") || !strstr(t.err, "warps 0 wait") ||
-        !strstr(t.err, "16 of 32 threads arrived, 32 threads exited"))
+        !strstr(t.err, "16 of 32 threads arrived; 32 threads exited"))
         fail_msg("message: %s", t.err);
     kt_close(&t);
 }
@@ -584,6 +844,14 @@ int main(void)
         cmocka_unit_test(test_fmath),
         cmocka_unit_test(test_dmath),
         cmocka_unit_test(test_transpose),
+        cmocka_unit_test(test_pipeline_cp_async),
+        cmocka_unit_test(test_mbarrier_phases),
+        cmocka_unit_test(test_named_barriers),
+        cmocka_unit_test(test_named_barrier_deadlock),
+        cmocka_unit_test(test_barrier_count_mismatch),
+        cmocka_unit_test(test_divergent_call_return),
+        cmocka_unit_test(test_step_api),
+        cmocka_unit_test(test_unsupported_at_run_time),
         cmocka_unit_test(test_fault_oob),
         cmocka_unit_test(test_fault_misaligned),
         cmocka_unit_test(test_fault_shared),

@@ -896,33 +896,45 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
             st = xop_exec(in, regs, m, &W->carry, d);
         break;
     }
-    if (st == WL_EUNSUPPORTED && d->line == 0)
-        return exec_fail(b, warp, -1, in, st, d, "%s", d->msg);
-    if (st == WL_EUNSUPPORTED && d->file[0] == 0)
-        diag_set(d, st, p->m->name, (int)in->ir->line, (int)in->ir->col, "%s", d->msg);
+    if (st == WL_EUNSUPPORTED && (d->line == 0 || d->file[0] == 0)) {
+        char msg[sizeof d->msg];
+        memcpy(msg, d->msg, sizeof msg);
+        return exec_fail(b, warp, -1, in, st, d, "%s", msg);
+    }
     return st;
 }
 
 static wl_status deadlock(const exec_block *b, diag_t *d)
 {
+    /* Name every barrier that has waiting warps (the first one gives the position). */
+    char msg[900];
+    size_t n = 0;
+    int first = -1;
     for (int id = 0; id < 16; id++) {
         const xbar *br = &b->bars[id];
         if (!br->waiting)
             continue;
-        char ws[256] = "";
-        size_t n = 0;
-        for (int w = 0; w < b->nwarps && n + 8 < sizeof ws; w++)
+        if (first < 0)
+            first = id;
+        char ws[200] = "";
+        size_t k = 0;
+        for (int w = 0; w < b->nwarps && k + 8 < sizeof ws; w++)
             if ((br->waiting >> w) & 1)
-                n += (size_t)snprintf(ws + n, sizeof ws - n, "%s%d", n ? "," : "", w);
+                k += (size_t)snprintf(ws + k, sizeof ws - k, "%s%d", k ? "," : "", w);
         uint32_t need = br->expected ? br->expected : b->nthreads - b->exited;
-        return diag_set(d, WL_EDEADLOCK, b->p->m->name, (int)br->line, (int)br->col,
-                        "deadlock: barrier %d in block (%u,%u,%u) can never complete: warps %s "
-                        "wait, %u of %u threads arrived, %u threads exited", id, b->ctaid[0],
-                        b->ctaid[1], b->ctaid[2], ws, br->arrived, need, b->exited);
+        if (n < sizeof msg)
+            n += (size_t)snprintf(msg + n, sizeof msg - n,
+                                  "%sbarrier %d (line %u) can never complete: warps %s wait, %u of "
+                                  "%u threads arrived", n ? "; " : "", id, br->line, ws,
+                                  br->arrived, need);
     }
-    return diag_set(d, WL_EDEADLOCK, b->p->m->name, 0, 0,
-                    "deadlock: no warp of block (%u,%u,%u) can make progress", b->ctaid[0],
-                    b->ctaid[1], b->ctaid[2]);
+    if (first < 0)
+        return diag_set(d, WL_EDEADLOCK, b->p->m->name, 0, 0,
+                        "deadlock: no warp of block (%u,%u,%u) can make progress", b->ctaid[0],
+                        b->ctaid[1], b->ctaid[2]);
+    return diag_set(d, WL_EDEADLOCK, b->p->m->name, (int)b->bars[first].line,
+                    (int)b->bars[first].col, "deadlock in block (%u,%u,%u): %s; %u threads exited",
+                    b->ctaid[0], b->ctaid[1], b->ctaid[2], msg, b->exited);
 }
 
 wl_status exec_block_round(exec_block *b, uint64_t max_insts, int *progressed, diag_t *d)
