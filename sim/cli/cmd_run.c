@@ -300,7 +300,11 @@ static int bind_args(const run_opts *o, run_state *s)
             char label[16];
             snprintf(label, sizeof label, "arg%d", i);
             uint64_t bytes = argspec_bytes(sp);
-            if (devmem_alloc(s->mem, bytes, label, &s->addr[i], &d) != WL_OK ||
+            if (devmem_alloc(s->mem, bytes, label, &s->addr[i], &d) != WL_OK)
+                return cli_report(&d);
+            /* devmem memory starts zeroed (and untouched pages cost nothing), so
+             * zeros needs no fill: a 4 GiB zero buffer stays cheap until used. */
+            if (sp->init != ARGSPEC_INIT_ZEROS &&
                 argspec_fill(sp, devmem_translate(s->mem, s->addr[i], bytes), &d) != WL_OK)
                 return cli_report(&d);
             memcpy(s->params + p->offset, &s->addr[i], 8); /* little-endian host */
