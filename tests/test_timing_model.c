@@ -136,10 +136,176 @@ static void test_dependent_fma_chain(void **state)
     tt_close(&t);
 }
 
+
+/* ---- two independent chains: the same work as fma_chain's tail, overlapped ----------------- */
+static const char two_chains[] = HDR
+    ".visible .entry k()\n{\n .reg .f32 %f<8>;\n"
+    " mov.f32 %f1, 0f3F800000;\n"       /* 0, ALU busy to 2, %f1 at 5 */
+    " mov.f32 %f2, 0f40000000;\n"       /* 1 math_pipe_throttle, issues 2, %f2 at 7 */
+    " fma.rn.f32 %f3, %f1, %f1, %f1;\n" /* 3,4 wait; 5, %f3 at 9 */
+    " fma.rn.f32 %f4, %f2, %f2, %f2;\n" /* 6 wait; 7, %f4 at 11 */
+    " fma.rn.f32 %f5, %f3, %f3, %f3;\n" /* 8 wait; 9 */
+    " fma.rn.f32 %f6, %f4, %f4, %f4;\n" /* 10 wait; 11 */
+    " ret;\n}\n";                       /* 12; retires at 13 */
+
+static void test_independent_chains(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, two_chains, "k");
+    tt_run_ok(&t);
+    expect_u64("cycles", t.r.cycles, 13);
+    expect_u64("selected", t.r.stalls[STALL_SELECTED], 7);
+    expect_u64("math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 1);
+    expect_u64("wait", t.r.stalls[STALL_WAIT], 5);
+    tt_close(&t);
+}
+
+/* ---- a full pipe: independent ALU instructions, one per 2 cycles ---------------------------- */
+static const char alu_flood[] = HDR
+    ".visible .entry k()\n{\n .reg .b32 %r<8>;\n"
+    " mov.u32 %r1, 1;\n mov.u32 %r2, 2;\n mov.u32 %r3, 3;\n mov.u32 %r4, 4;\n" /* 0 2 4 6 */
+    " ret;\n}\n";                                                                /* 7 -> 8 */
+
+static void test_full_pipe(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, alu_flood, "k");
+    tt_run_ok(&t);
+    expect_u64("cycles", t.r.cycles, 8);
+    expect_u64("math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 3);
+    tt_close(&t);
+}
+
+/* ---- the MIO queue: seven independent MUFU.EX2 on one scheduler -----------------------------
+ * The SFU takes one warp instruction per 8 cycles; the MIO queue holds 5. ex2 #1 issues at 5
+ * (after %f1) and leaves the queue at 5, #2..#5 at cycles 6..9 leave at 13, 21, 29, 37; #6 at
+ * 10 (4 still queued) leaves at 45; #7 finds 5 queued on cycles 11 and 12 (mio_throttle) and
+ * issues at 13, leaving at 53, result at 53 + 17 = 70. The add waits for it (short_scoreboard
+ * 14..69), issues at 70, ret at 71, retire at 72. */
+static const char sfu_flood[] = HDR
+    ".visible .entry k()\n{\n .reg .f32 %f<16>;\n"
+    " mov.f32 %f1, 0f3F800000;\n"
+    " ex2.approx.f32 %f2, %f1;\n ex2.approx.f32 %f3, %f1;\n ex2.approx.f32 %f4, %f1;\n"
+    " ex2.approx.f32 %f5, %f1;\n ex2.approx.f32 %f6, %f1;\n ex2.approx.f32 %f7, %f1;\n"
+    " ex2.approx.f32 %f8, %f1;\n"
+    " add.f32 %f9, %f8, %f1;\n"
+    " ret;\n}\n";
+
+static void test_mio_throttle(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, sfu_flood, "k");
+    tt_run_ok(&t);
+    expect_u64("cycles", t.r.cycles, 72);
+    expect_u64("mio_throttle", t.r.stalls[STALL_MIO_THROTTLE], 2);
+    expect_u64("short_scoreboard", t.r.stalls[STALL_SHORT_SCOREBOARD], 56);
+    expect_u64("wait", t.r.stalls[STALL_WAIT], 4);
+    tt_close(&t);
+}
+
+/* ---- an n-way shared-memory bank conflict --------------------------------------------------
+ * Lane i reads word i*n: n lanes share each bank -> n wavefronts, +2 cycles per extra way.
+ *  0 mov %r1,%tid.x (ALU, at 5)   5 shl (waits 4; at 10)   6 pipe busy, 7 mov %r3,sm (at 12)
+ *  8..11 wait, 12 add (at 17)     13..16 wait, 17 ld.shared: result 17 + 23 + 2(n-1)
+ *  st.shared waits for it (short_scoreboard), issues at 40 + 2(n-1); ret next; retire +1:
+ *  cycles = 42 + 2(n-1); conflicts = (n-1) for the load and (n-1) for the store. */
+static void run_conflict(int shift, uint64_t n)
+{
+    char text[1024];
+    snprintf(text, sizeof text, HDR
+             ".visible .entry k()\n{\n .reg .b32 %%r<8>;\n .shared .align 4 .b8 sm[8192];\n"
+             " mov.u32 %%r1, %%tid.x;\n shl.b32 %%r2, %%r1, %d;\n mov.u32 %%r3, sm;\n"
+             " add.u32 %%r4, %%r3, %%r2;\n ld.shared.u32 %%r5, [%%r4];\n"
+             " st.shared.u32 [%%r4], %%r5;\n ret;\n}\n", shift);
+    tt t;
+    tt_open(&t, text, "k");
+    tt_run_ok(&t);
+    char what[64];
+    snprintf(what, sizeof what, "%llu-way cycles", (unsigned long long)n);
+    expect_u64(what, t.r.cycles, 42 + 2 * (n - 1));
+    snprintf(what, sizeof what, "%llu-way conflicts", (unsigned long long)n);
+    expect_u64(what, t.r.shared_bank_conflicts, 2 * (n - 1));
+    expect_u64("shared requests", t.r.shared_requests, 2);
+    tt_close(&t);
+}
+
+static void test_bank_conflicts(void **state)
+{
+    (void)state;
+    run_conflict(2, 1);  /* stride 1 word: conflict-free */
+    run_conflict(3, 2);  /* stride 2 words: 2-way */
+    run_conflict(5, 8);  /* stride 8: 8-way */
+    run_conflict(7, 32); /* stride 32: every lane in bank 0 */
+}
+
+/* ---- a barrier with a slow warp --------------------------------------------------------------
+ * Two warps (schedulers 0 and 1). Both: 0 mov, 5 setp, 10 bra (branch_resolving 11..14).
+ * Warp 1 jumps to the barrier and issues bar.sync at 15. Warp 0 runs mov 15 (at 20),
+ * fma 20 (at 24), fma 24, bar.sync 25 (no register operand). Release at
+ * 25 + 13 + 2 * 2 warps = 42: both ret at 42, retire at 43. Barrier cycles: warp 1 16..41 (26),
+ * warp 0 26..41 (16). */
+static const char slow_barrier[] = HDR
+    ".visible .entry k()\n{\n .reg .b32 %r<4>;\n .reg .f32 %f<4>;\n .reg .pred %p<2>;\n"
+    " mov.u32 %r1, %tid.x;\n setp.lt.u32 %p1, %r1, 32;\n @!%p1 bra SKIP;\n"
+    " mov.f32 %f1, 0f3F800000;\n fma.rn.f32 %f2, %f1, %f1, %f1;\n"
+    " fma.rn.f32 %f3, %f2, %f2, %f2;\n"
+    "SKIP:\n bar.sync 0;\n ret;\n}\n";
+
+static void test_barrier_slow_warp(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, slow_barrier, "k");
+    t.cfg.block[0] = 64;
+    t.cfg.trace_path = getenv("TT_TRACE");
+    tt_run_ok(&t);
+    expect_u64("cycles", t.r.cycles, 43);
+    expect_u64("barrier", t.r.stalls[STALL_BARRIER], 26 + 16);
+    expect_u64("branch_resolving", t.r.stalls[STALL_BRANCH_RESOLVING], 2 * 4);
+    expect_u64("divergent branches", t.r.divergent_branches, 0);
+    tt_close(&t);
+}
+
+/* ---- a global load and store: long scoreboard and drain --------------------------------------
+ *  0 ld.param (constant bank: ALU, at 5)   1 pipe busy, 2 mov %r1,%tid.x (at 7)
+ *  7 mul.wide (IMAD 4, at 11)   11 add.s64 (at 16)   16 ld.global: 4 sectors, DRAM 660 -> 676
+ *  676 st.global (long_scoreboard 17..675), acknowledged at 676 + 282 = 958
+ *  677 ret; the warp drains 678..957 and retires at 958. */
+static const char ldst_global[] = HDR
+    ".visible .entry k(.param .u64 p)\n{\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n"
+    " ld.param.u64 %rd1, [p];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n"
+    " add.s64 %rd3, %rd1, %rd2;\n ld.global.u32 %r2, [%rd3];\n st.global.u32 [%rd3], %r2;\n"
+    " ret;\n}\n";
+
+static void test_global_load_store(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, ldst_global, "k");
+    tt_buffer(&t, 4096);
+    tt_run_ok(&t);
+    expect_u64("cycles", t.r.cycles, 958);
+    expect_u64("long_scoreboard", t.r.stalls[STALL_LONG_SCOREBOARD], 659);
+    expect_u64("drain", t.r.stalls[STALL_DRAIN], 280);
+    expect_u64("load sectors", t.r.global_load_sectors, 4);
+    expect_u64("store sectors", t.r.global_store_sectors, 4);
+    expect_u64("dram bytes", t.r.dram_bytes, 256);
+    tt_close(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dependent_fma_chain),
+        cmocka_unit_test(test_independent_chains),
+        cmocka_unit_test(test_full_pipe),
+        cmocka_unit_test(test_mio_throttle),
+        cmocka_unit_test(test_bank_conflicts),
+        cmocka_unit_test(test_barrier_slow_warp),
+        cmocka_unit_test(test_global_load_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

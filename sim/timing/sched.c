@@ -23,6 +23,7 @@
  * Simplified: no instruction fetch or cache (no_instruction is never charged), no register-bank
  * conflicts or dispatch stalls (dispatch_stall, misc stay 0), one issue per cycle per scheduler.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "timing_int.h"
@@ -157,6 +158,8 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     tblock *b = w->blk;
     w->has_pending = 0;
     uint64_t before = exec_block_counts(b->eb)->warp_insts;
+    /* exec clears the fields before addr[] only; the control flags after it must start at 0 */
+    memset(&w->info.is_branch, 0, sizeof w->info - offsetof(exec_step_info, is_branch));
     wl_status st = exec_warp_step(b->eb, w->bw, &w->info, c->d);
     if (st != WL_OK)
         return st;
@@ -237,7 +240,6 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     sp->mio_last = depart;
     sp->mio_ring[sp->mio_pos] = depart;
     sp->mio_pos = (sp->mio_pos + 1) % queue_depth(c);
-    w->mem_done = max64(w->mem_done, ready);
     return ready;
 }
 
