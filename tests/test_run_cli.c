@@ -134,6 +134,8 @@ static void test_usage_errors(void **state)
     E("--arg 'u8:300': u8 value '300' is out of range", ptx, "--kernel", "widths", "--grid", "1",
       "--block", "1", "--arg", "u8:300", "--arg", "s16:1", "--arg", "u32:1", "--arg", "f64:1",
       "--arg", "f64[1]:zeros");
+    E("a file is in the way", ptx, "--kernel", "overrun", "--grid", "1", "--block", "32",
+      "--arg", "f32[32]:zeros", "--arg", "s32:0", "--dump", ptx);
     E("parameter 0 'by_value_param_0' is an aggregate of 8 bytes", ptx, "--kernel", "by_value",
       "--grid", "1", "--block", "1", "--arg", "u64:0", "--arg", "s32[1]:zeros");
 #undef E
@@ -212,12 +214,13 @@ static void test_dump_saxpy(void **state)
 {
     (void)state;
     char dir[256];
-    snprintf(dir, sizeof dir, "%s/dump", tu_tmpdir());
+    snprintf(dir, sizeof dir, "%s/dump/nested", tu_tmpdir()); /* parents are created */
     const char *xs = "f32[1000]:random(-1,1,7)", *ys = "f32[1000]:random(0,100,8)";
+    char dumpopt[300];
+    snprintf(dumpopt, sizeof dumpopt, "--dump=%s", dir); /* the --opt=VALUE form */
     tu_result r;
-    expect(&r, 0, NULL, "run", tu_path(PTX), "--kernel", "saxpy", "--grid", "4", "--block",
-           "256", "--arg", "s32:1000", "--arg", "f32:-1.5", "--arg", xs, "--arg", ys, "--dump",
-           dir, NULL);
+    expect(&r, 0, NULL, "run", tu_path(PTX), "--kernel=saxpy", "--grid", "4", "--block=256",
+           "--arg", "s32:1000", "--arg=f32:-1.5", "--arg", xs, "--arg", ys, dumpopt, NULL);
     assert_non_null(strstr(r.out, "kernel saxpy on h200"));
     tu_free(&r);
     char *bx = dumped(dir, "arg2.bin", 4000), *by = dumped(dir, "arg3.bin", 4000);
@@ -282,6 +285,11 @@ static void test_dynamic_smem(void **state)
             fail_msg("reverse_smem out[%d] = %d, want %d", i, got, want);
     }
     free(b);
+    /* --smem for a kernel without an extern shared array: a note, not an error */
+    expect(&r, 0, "declares no extern (dynamic) shared array", "run", tu_path(PTX), "--kernel",
+           "overrun", "--grid", "1", "--block", "32", "--smem", "64", "--arg", "f32[32]:zeros",
+           "--arg", "s32:0", NULL);
+    tu_free(&r);
     /* without --smem the extern array has no bytes: the store faults */
     expect(&r, 3, NULL, "run", tu_path(PTX), "--kernel", "reverse_smem", "--grid", "1",
            "--block", "32", "--arg", "s32[32]:iota", "--arg", "s32[32]:zeros", NULL);

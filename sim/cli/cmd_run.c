@@ -392,11 +392,30 @@ static int compute_occupancy(const run_opts *o, run_state *s)
 
 /* ---- output --------------------------------------------------------------------- */
 
+/* mkdir -p DIR, before the launch so a bad --dump fails before a long run. */
+static int make_dump_dir(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return cli_usage_error(CMD, "--dump: path too long");
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        struct stat sb;
+        if (mkdir(path, 0777) != 0 && !(errno == EEXIST && stat(path, &sb) == 0 &&
+                                         S_ISDIR(sb.st_mode)))
+            return cli_usage_error(CMD, "--dump %s: cannot create directory %s: %s", dir, path,
+                                   errno == EEXIST ? "a file is in the way" : strerror(errno));
+        if (!c)
+            return WL_OK;
+        *p = c;
+    }
+}
+
 static int write_dumps(const run_opts *o, const run_state *s)
 {
-    if (mkdir(o->dump, 0777) != 0 && errno != EEXIST)
-        return cli_usage_error(CMD, "--dump %s: cannot create directory: %s", o->dump,
-                               strerror(errno));
     for (int i = 0; i < o->nargs; i++) {
         if (!s->specs[i].is_buffer)
             continue;
@@ -586,6 +605,8 @@ int cmd_run(int argc, char **argv)
     if (!rc && o->trace)
         fprintf(stderr, "warplab run: note: --trace %s ignored: traces are not available until "
                 "the timing model lands\n", o->trace);
+    if (!rc && o->dump)
+        rc = make_dump_dir(o->dump);
     if (!rc)
         rc = run_launch(o, s);
     if (!rc && o->dump)
