@@ -296,6 +296,121 @@ static void test_global_load_store(void **state)
     tt_close(&t);
 }
 
+/* ---- a divergent branch -----------------------------------------------------------------------
+ * 0 mov %r1,%tid.x (at 5); 5 setp (at 10); 10 @%p1 bra: lanes 0-15 jump, 16-31 fall through;
+ * the warp runs one path at a time, the taken one first (pre-Volta stack order of the
+ * executor). Taken path: add at 15 (ALU busy to 17), falls into END = the reconvergence point;
+ * other path: add waits for the ALU pipe at 16 and issues at 17 (no wait on %r2: a fixed-latency
+ * write after write does not stall), bra END at 18 (branch_resolving 19..22); ret at 23 with all
+ * lanes, retire at 24. */
+static const char divergent[] = HDR
+    ".visible .entry k()\n{\n .reg .b32 %r<4>;\n .reg .pred %p<2>;\n"
+    " mov.u32 %r1, %tid.x;\n setp.lt.u32 %p1, %r1, 16;\n @%p1 bra TAKEN;\n"
+    " add.u32 %r2, %r1, 1;\n bra END;\n"
+    "TAKEN:\n add.u32 %r2, %r1, 2;\n"
+    "END:\n ret;\n}\n";
+
+static void test_divergent_branch(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, divergent, "k");
+    t.cfg.trace_path = getenv("TT_TRACE");
+    tt_run_ok(&t);
+    expect_u64("cycles", t.r.cycles, 24);
+    expect_u64("math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 1);
+    expect_u64("wait", t.r.stalls[STALL_WAIT], 8);
+    expect_u64("warp instructions", t.r.warp_instructions, 7);
+    /* mov, setp, ret: 32 lanes; the guarded bra executes for its 16 true lanes; each path 16 */
+    expect_u64("thread instructions", t.r.thread_instructions, 3 * 32 + 4 * 16);
+    expect_u64("branch_resolving", t.r.stalls[STALL_BRANCH_RESOLVING], 8);
+    expect_u64("divergent branches", t.r.divergent_branches, 1);
+    if (t.r.branch_efficiency >= 1.0)
+        fail_msg("branch efficiency %f, expected < 1", t.r.branch_efficiency);
+    tt_close(&t);
+}
+
+/* ---- scheduler policies on a crafted case -------------------------------------------------
+ * A block of 5 warps: scheduler 0 holds warps 0 and 4 (slots 0 and 4), each with three
+ * independent FP32 adds (FMA pipe, one per cycle) and ret.
+ * gto: warp 0 issues at 0,1,2,3 and retires at 4; warp 4 waits not_selected 0..3, issues at
+ *      4..7 -> the scheduler's not_selected total is 4.
+ * lrr: the two alternate: warp 0 at 0,2,4,6, warp 4 at 1,3,5,7 -> not_selected 4 + 3 = 7.
+ * two-level: both fit the active set of 4, round robin inside it: same as lrr.
+ * Every other scheduler holds one warp (never not_selected); all end at cycle 8. */
+static const char five_warps[] = HDR
+    ".visible .entry k()\n{\n .reg .f32 %f<8>;\n"
+    " add.f32 %f2, %f1, %f1;\n add.f32 %f3, %f1, %f1;\n add.f32 %f4, %f1, %f1;\n ret;\n}\n";
+
+static void run_policy(const char *policy, uint64_t not_selected, const uint64_t *slot0_issues)
+{
+    tt t;
+    char path[512];
+    snprintf(path, sizeof path, "%s/p.wlt", tu_tmpdir());
+    tt_open(&t, five_warps, "k");
+    t.cfg.block[0] = 160;
+    t.cfg.policy = sched_policy_from_name(policy);
+    t.cfg.trace_path = path;
+    tt_run_ok(&t);
+    expect_u64(policy, t.r.cycles, 8);
+    expect_u64(policy, t.r.stalls[STALL_NOT_SELECTED], not_selected);
+    trace_t tr;
+    diag_t d;
+    if (trace_open_read(path, &tr, &d) != WL_OK)
+        fail_msg("trace: %s", d.msg);
+    size_t a, n, b, m;
+    trace_find_slot(&tr, 0, 0, &a, &n, &b, &m);
+    expect_u64("slot 0 issues", m, 4);
+    for (size_t i = 0; i < m; i++)
+        if (tr.issues[b + i].cycle != slot0_issues[i])
+            fail_msg("%s: slot 0 issue %zu at %llu, expected %llu", policy, i,
+                     (unsigned long long)tr.issues[b + i].cycle,
+                     (unsigned long long)slot0_issues[i]);
+    trace_close(&tr);
+    tt_close(&t);
+}
+
+static void test_policies(void **state)
+{
+    (void)state;
+    static const uint64_t greedy[4] = {0, 1, 2, 3}, alternate[4] = {0, 2, 4, 6};
+    run_policy("gto", 4, greedy);
+    run_policy("lrr", 7, alternate);
+    run_policy("two-level", 7, alternate);
+}
+
+/* ---- errors: deadlock at a barrier, --max-cycles ------------------------------------------ */
+static const char bar_deadlock[] = HDR
+    ".visible .entry k()\n{\n .reg .b32 %r<4>;\n .reg .pred %p<2>;\n"
+    " mov.u32 %r1, %tid.x;\n setp.lt.u32 %p1, %r1, 32;\n @%p1 bra DONE;\n"
+    " bar.sync 1, 64;\n"
+    "DONE:\n ret;\n}\n";
+
+static void test_errors(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, bar_deadlock, "k");
+    t.cfg.block[0] = 64;
+    expect_u64("deadlock status", (uint64_t)tt_run(&t), WL_EDEADLOCK);
+    if (!strstr(t.err, "barrier 1") || !strstr(t.err, "warps 1 wait"))
+        fail_msg("deadlock message: %s", t.err);
+    tt_close(&t);
+    tt_open(&t, fma_chain, "k");
+    t.cfg.max_cycles = 10;
+    expect_u64("max-cycles status", (uint64_t)tt_run(&t), WL_EDEADLOCK);
+    if (!strstr(t.err, "--max-cycles 10"))
+        fail_msg("max-cycles message: %s", t.err);
+    tt_close(&t);
+    tt_open(&t, fma_chain, "k");
+    t.cfg.regs_per_thread = 255;
+    t.cfg.block[0] = 1024;
+    expect_u64("too many registers", (uint64_t)tt_run(&t), WL_EUSAGE);
+    if (!strstr(t.err, "cannot be resident"))
+        fail_msg("residency message: %s", t.err);
+    tt_close(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +421,9 @@ int main(void)
         cmocka_unit_test(test_bank_conflicts),
         cmocka_unit_test(test_barrier_slow_warp),
         cmocka_unit_test(test_global_load_store),
+        cmocka_unit_test(test_divergent_branch),
+        cmocka_unit_test(test_policies),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

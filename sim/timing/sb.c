@@ -6,8 +6,10 @@
  * being produced cannot issue.
  * Model: one entry per register (key = register slot * functions + function), holding the
  * cycle its value is available and what kind of producer it was: fixed latency (the `wait`
- * reason), MIO (`short_scoreboard`) or L1TEX (`long_scoreboard`). Read-after-write and
- * write-after-write both wait; write-after-read does not (operands are read at issue).
+ * reason), MIO (`short_scoreboard`) or L1TEX (`long_scoreboard`). Read-after-write waits;
+ * write-after-write waits only on variable-latency producers (fixed-latency results retire in
+ * order, as the compiler's stall counts assume); write-after-read never (operands are read at
+ * issue).
  * Simplified: no limit of six counters, no register-bank conflicts, no operand reuse cache.
  */
 #include <stdlib.h>
@@ -45,12 +47,12 @@ int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind)
     return 0;
 }
 
-void sb_deps(const sb_t *s, const uint32_t *keys, int n, uint64_t now, uint64_t *T)
+void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now, uint64_t *T)
 {
     static const int cond[3] = {C_WAIT, C_SHORT, C_LONG};
     for (int i = 0; i < n; i++) {
         uint32_t k = keys[i];
-        if (k >= s->cap || s->ready[k] <= now)
+        if (k >= s->cap || s->ready[k] <= now || (waw && s->kind[k] == SB_FIXED))
             continue;
         uint64_t *t = &T[cond[s->kind[k]]];
         if (s->ready[k] > *t)

@@ -176,14 +176,14 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     w->has_pending = 1;
     w->res = classify(&w->info);
     w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
-    uint32_t keys[2 * EXEC_MAX_REGS];
-    int n = 0;
+    uint32_t keys[EXEC_MAX_REGS];
     const exec_step_info *in = &w->info;
     for (int i = 0; i < in->nsrc; i++)
-        keys[n++] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
+        keys[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
+    sb_deps(&w->sb, keys, in->nsrc, 0, now, w->T);
     for (int i = 0; i < in->ndst; i++)
-        keys[n++] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
-    sb_deps(&w->sb, keys, n, now, w->T);
+        keys[i] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
+    sb_deps(&w->sb, keys, in->ndst, 1, now, w->T);
     return WL_OK;
 }
 

@@ -171,8 +171,9 @@ typedef struct tctx {
 void sb_free(sb_t *s);
 /* Sets register `key` ready at `ready` with kind; grows the table. 0 or WL_EUSAGE (no memory). */
 int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind);
-/* Raises T[C_LONG/C_SHORT/C_WAIT] for every listed register still pending after `now`. */
-void sb_deps(const sb_t *s, const uint32_t *keys, int n, uint64_t now, uint64_t *T);
+/* Raises T[C_LONG/C_SHORT/C_WAIT] for every listed register still pending after `now`;
+ * waw: the registers are destinations (only variable-latency producers count). */
+void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now, uint64_t *T);
 
 /* ldst.c */
 /* Shared-memory wavefronts of one warp access (>= 1 when any lane is active) and the ideal
