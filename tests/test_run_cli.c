@@ -352,6 +352,63 @@ static void test_million_blocks(void **state)
         fail_msg("peak RSS of a child was %ld KiB, want < %ld KiB", ru.ru_maxrss, max_kib);
 }
 
+/* Runs saxpy (grid 1, block 256) with --json and the extra args; returns the parsed object. */
+static cJSON *saxpy_json(const char *extra1, const char *extra2)
+{
+    tu_result r;
+    const char *args[32] = {"run", tu_path(PTX), "--kernel", "saxpy", "--grid", "1",
+                            "--block", "256", "--json", "--arg", "s32:256", "--arg", "f32:2",
+                            "--arg", "f32[256]:iota", "--arg", "f32[256]:zeros"};
+    int n = 0;
+    while (args[n])
+        n++;
+    if (extra1)
+        args[n++] = extra1;
+    if (extra2)
+        args[n++] = extra2;
+    tu_warplabv(&r, n, args);
+    if (r.status != 0)
+        fail_msg("saxpy %s %s: exit %d, stderr %s", extra1 ? extra1 : "", extra2 ? extra2 : "",
+                 r.status, r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    if (!j)
+        fail_msg("not JSON: %s", r.out);
+    tu_free(&r);
+    return j;
+}
+
+/* Registers: --regs wins; without ptxas the IR estimate is used. */
+static void test_regs_sources(void **state)
+{
+    (void)state;
+    /* 255 registers -> 256 per thread after the 8-register step: one 256-thread block uses
+     * 65536 registers, all of an H200 SM: 1 block, 8 of 64 warps (CUDA's calculator agrees). */
+    cJSON *j = saxpy_json("--regs", "255");
+    assert_string_equal(cJSON_GetObjectItem(j, "regs_source")->valuestring, "option");
+    assert_int_equal(cJSON_GetObjectItem(j, "regs")->valueint, 255);
+    assert_int_equal(cJSON_GetObjectItem(j, "blocks_per_sm")->valueint, 1);
+    assert_true(cJSON_GetObjectItem(j, "theoretical_occupancy")->valuedouble == 0.125);
+    assert_string_equal(cJSON_GetObjectItem(j, "occupancy_limiter")->valuestring, "registers");
+    cJSON_Delete(j);
+    /* no ptxas reachable: the documented estimate, a multiple of 8 in 16..255 */
+    char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    char *ptxas = getenv("PTXAS") ? strdup(getenv("PTXAS")) : NULL;
+    setenv("PATH", "/nonexistent", 1);
+    unsetenv("PTXAS");
+    j = saxpy_json(NULL, NULL);
+    if (path)
+        setenv("PATH", path, 1);
+    if (ptxas)
+        setenv("PTXAS", ptxas, 1);
+    free(path);
+    free(ptxas);
+    assert_string_equal(cJSON_GetObjectItem(j, "regs_source")->valuestring, "estimate");
+    int regs = cJSON_GetObjectItem(j, "regs")->valueint;
+    if (regs < 16 || regs > 255 || regs % 8 != 0)
+        fail_msg("estimated regs %d: want a multiple of 8 in 16..255", regs);
+    cJSON_Delete(j);
+}
+
 /* Two identical runs give identical JSON apart from host time. */
 static void test_deterministic(void **state)
 {
@@ -385,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_smem),
         cmocka_unit_test(test_fault_and_limits),
         cmocka_unit_test(test_million_blocks),
+        cmocka_unit_test(test_regs_sources),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
