@@ -424,7 +424,12 @@ void lexp_run_metric(const lexp_result *e, const char *key, lesson_value *v)
         v->num = e->same_output;
         return;
     }
-    const cJSON *j = json_path(e->json, key);
+    const cJSON *j;
+    if (!strncmp(key, "opcodes.", 8)) /* opcode names have dots: opcodes.bar.warp.sync */
+        j = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(e->json, "opcodes"), key + 8);
+    else
+        j = json_path(e->json, key);
     const char *dot = strchr(key, '.');
     if (!j && dot) {
         /* stalls.X / opcodes.X: a reason never charged or an opcode never run counts 0 */
