@@ -595,11 +595,11 @@ wl_status viz_model_from_trace(viz_model *m, const char *path, diag_t *d)
         for (uint32_t l = 1; text && l <= n; l++) {
             size_t k = strlen(trace_source_line(&t, l));
             memcpy(p, trace_source_line(&t, l), k);
-            p[k] = '\n';
+            p[k] = '\n'; /* a separator: the last one is overwritten by the terminator */
             p += k + 1;
         }
         if (text) {
-            *p = 0;
+            p[-1] = 0;
             st = viz_model_set_source(m, text, d);
             free(text);
         }
