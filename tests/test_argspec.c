@@ -356,6 +356,19 @@ static void test_buffer_errors(void **state)
     err("u32[4]:affine(1,2,0)", "affine M must be at least 1");
     err("u32[4]:affine(-1,2,3)", "bad affine A '-1'");
     err("u32[4]:iota(3)", "unknown INIT 'iota(3)'");
+    err("u32[4]:random(99999999999999999999)",
+        "random SEED '99999999999999999999' does not fit in 64 bits");
+    err("u32[4]:affine(1,x,3)", "bad affine C 'x'");
+    err("u32[4]:affine(1,2,0x)", "bad affine M '0x'");
+    err("f32[4]:random(,1)", "missing f32 LO");
+    err("f32[4]:random(0,)", "missing f32 HI");
+    /* long specs are quoted shortened; long tokens are refused, not truncated */
+    char longc[200];
+    snprintf(longc, sizeof longc, "u32[%0150d]:zeros", 1);
+    err(longc, "COUNT '00000000000000000000...' is too long");
+    char quoted[100];
+    snprintf(quoted, sizeof quoted, "--arg '%.60s...': ", longc); /* first 60 characters */
+    err(longc, quoted);
 }
 
 static void test_size_limit_env(void **state)
