@@ -451,8 +451,10 @@ static uint8_t *run_reduction(const char *kernel, const char *trace, size_t *tra
     if (t.r.achieved_occupancy <= 0 || t.r.achieved_occupancy > t.r.theoretical_occupancy + 1e-9)
         fail_msg("achieved occupancy %f (theoretical %f)", t.r.achieved_occupancy,
                  t.r.theoretical_occupancy);
-    if (keep)
-        *keep = t.r, t.r.blocks = NULL;
+    if (keep) {
+        *keep = t.r;
+        t.r.blocks = NULL;
+    }
     tt_close(&t);
     free(z);
     return trace ? (uint8_t *)tu_read_file(trace, trace_len) : NULL;
@@ -522,6 +524,9 @@ static void test_real_kernel_trace(void **state)
                  r.branch_efficiency);
     timing_result rs;
     free(run_reduction("red_shuffle", NULL, NULL, &rs));
+    timing_result_free(&r);
+    timing_result_free(&ri);
+    timing_result_free(&rs);
 }
 
 int main(void)
