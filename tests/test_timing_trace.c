@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "stall.h"
 #include "trace.h"
 #include "testutil.h"
@@ -199,6 +201,56 @@ static void test_stall_names(void **state)
     assert_non_null(strstr(stall_describe(STALL_BARRIER, "en"), "barrier"));
 }
 
+/* `warplab export TRACE --chrome OUT.json`: valid JSON with one event per record, and errors. */
+static void test_export_chrome(void **state)
+{
+    (void)state;
+    char path[512], out[512], bad[512];
+    snprintf(path, sizeof path, "%s/t.wlt", tu_tmpdir());
+    snprintf(out, sizeof out, "%s/t.json", tu_tmpdir());
+    snprintf(bad, sizeof bad, "%s/bad.wlt", tu_tmpdir());
+    write_sample(path);
+    tu_result r;
+    if (tu_warplab(&r, "export", path, "--chrome", out, NULL) != 0)
+        fail_msg("export: status %d, stderr %s", r.status, r.err);
+    tu_free(&r);
+    size_t len;
+    char *text = tu_read_file(out, &len);
+    assert_non_null(text);
+    cJSON *j = cJSON_ParseWithLength(text, len);
+    if (!j)
+        fail_msg("export wrote invalid JSON: %.200s", text);
+    cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "traceEvents");
+    int nx = 0, ni = 0, nb = 0, ne = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, ev) {
+        const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "ph"));
+        nx += strcmp(ph, "X") == 0;
+        ni += strcmp(ph, "i") == 0;
+        nb += strcmp(ph, "b") == 0;
+        ne += strcmp(ph, "e") == 0;
+    }
+    if (nx != 4 || ni != 3 || nb != 2 || ne != 2)
+        fail_msg("events: %d X, %d i, %d b, %d e (expected 4 3 2 2)", nx, ni, nb, ne);
+    /* the issue on line 2 carries the PTX text of that line */
+    if (!strstr(text, "\"ptx\":\"line two\""))
+        fail_msg("no PTX text in the issue events");
+    cJSON_Delete(j);
+    free(text);
+    /* errors: missing output, corrupt trace, missing file -> exit 1 with one line */
+    assert_int_equal(tu_warplab(&r, "export", path, NULL), 1);
+    tu_free(&r);
+    FILE *f = fopen(bad, "wb");
+    fputs("WLTRACE1garbage", f);
+    fclose(f);
+    assert_int_equal(tu_warplab(&r, "export", bad, "--chrome", out, NULL), 1);
+    if (!strstr(r.err, "bad trace") && !strstr(r.err, "unsupported trace version"))
+        fail_msg("corrupt trace message: %s", r.err);
+    tu_free(&r);
+    assert_int_equal(tu_warplab(&r, "export", "/nonexistent.wlt", "--chrome", out, NULL), 1);
+    tu_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_truncation_and_corruption),
         cmocka_unit_test(test_foreign_and_missing),
         cmocka_unit_test(test_stall_names),
+        cmocka_unit_test(test_export_chrome),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

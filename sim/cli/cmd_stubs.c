@@ -16,12 +16,6 @@ static int not_yet(const char *name, const char *usage_text, const char *what, i
     return WL_EUSAGE;
 }
 
-int cmd_export(int argc, char **argv)
-{
-    return not_yet("export", "usage: warplab export TRACE --chrome OUT.json\n",
-                   "traces arrive with the timing-model issue", argc, argv);
-}
-
 int cmd_validate(int argc, char **argv)
 {
     return not_yet("validate", "usage: warplab validate --arch NAME\n",

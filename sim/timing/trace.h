@@ -34,6 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "diag.h"
 
@@ -145,5 +146,10 @@ const char *trace_reason_name(const trace_t *t, uint32_t reason);
  * belong to (sm, slot). Arrays are sorted so the range is contiguous; count 0 if none. */
 void trace_find_slot(const trace_t *t, uint32_t sm, uint32_t slot, size_t *iv_first,
                      size_t *iv_count, size_t *is_first, size_t *is_count);
+
+/* Writes t as Chrome trace-event JSON (Perfetto, chrome://tracing): one process per SM, one
+ * thread per warp slot, intervals as complete events named by reason, issues as instant events,
+ * blocks as async spans. Returns 0, or -1 if writing failed. */
+int trace_write_chrome(const trace_t *t, FILE *f);
 
 #endif
