@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs the H200 microbenchmarks of gpu/microbench/ in one batch (well under 3 minutes):
+#   bash gpu/microbench/measure.sh OUTDIR
+# Builds latency.cu and throughput.cu with nvcc -arch=sm_90 (ARCH=sm_XY overrides), runs each
+# once and writes, into OUTDIR only:
+#   latency.json     dependent-chain instruction latencies, shared-memory bank conflicts,
+#                    L1/L2/DRAM pointer chase, returning atomics (clock64 cycles)
+#   throughput.json  DRAM and L2 bandwidth, barrier cost vs warps, block launch rate, atomics
+#   sass.txt         cuobjdump -sass of both programs (checks one SASS op per chain step)
+#   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
+# Each JSON holds the GPU name, driver, clocks (max and measured with clock64/%globaltimer)
+# and the UTC date. The lead commits OUTDIR's JSON under gpu/measured/h200/microbench/.
+set -uo pipefail
+export PATH=$PATH:/usr/local/cuda/bin
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: measure.sh OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+log=$out/measure.log
+arch=${ARCH:-sm_90}
+work=$(mktemp -d)
+start=$(date +%s)
+say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$log"; }
+: > "$log"
+say "microbench measure.sh: arch=$arch out=$out"
+{ nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; } >> "$log" 2>&1
+
+rc=0
+for p in latency throughput; do
+    say "build $p"
+    if ! nvcc -arch="$arch" -O3 -std=c++17 -o "$work/$p" "$here/$p.cu" >> "$log" 2>&1; then
+        say "build $p FAILED"; rc=1; continue
+    fi
+    say "run $p"
+    if timeout 120 "$work/$p" > "$out/$p.json" 2>> "$log"; then
+        say "$p done"
+    else
+        say "$p FAILED (exit $?); partial output kept in $p.json"; rc=1
+    fi
+done
+if command -v cuobjdump > /dev/null 2>&1; then
+    for p in latency throughput; do
+        [ -x "$work/$p" ] && { echo "==== $p"; cuobjdump -sass "$work/$p"; }
+    done > "$out/sass.txt" 2>&1
+fi
+nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv >> "$log" 2>&1
+say "finished (rc=$rc)"
+rm -rf "$work"
+exit $rc
