@@ -149,6 +149,9 @@ static int h_prepare(h_run *r, const cases_case *c, char *err, size_t errlen)
         snprintf(err, errlen, "%s", d.msg);
         return -1;
     }
+    if (c->smem > 48 * 1024) /* above 48 KB dynamic shared memory needs an opt-in */
+        H_CHECK(cudaFuncSetAttribute(r->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)c->smem));
     for (int i = 0; i < c->nargs; ++i) {
         if (c->args[i].is_buffer) {
             H_CHECK(cudaMalloc(&r->dev[i], r->host[i].bytes ? r->host[i].bytes : 1));
