@@ -247,14 +247,17 @@ static int check_student(lexp_session *s, const char *file)
         printf("\nExercise of lesson %d\n", l->number);
     lexp_wrap(lexp_tr(s, l->task, l->task_zh), 2, 94);
     printf("\n");
-    if (s->student.same_output == 0)
+    int wants_same = 0;
+    for (int i = 0; i < l->nchecks; i++)
+        wants_same |= l->checks[i].is_goal && strstr(l->checks[i].x.text, "student.same_output");
+    if (s->student.same_output == 0 && wants_same)
         printf("  %s: %s\n\n",
                lexp_tr(s, "Your kernel's result differs from the original's",
                        "你的 kernel 的结果与原版不同"),
                why);
     if (!s->student.json) {
-        printf("  %s: %s\n", lexp_tr(s, "your kernel did not run", "你的 kernel 没能运行"),
-               s->student.error);
+        printf("  %s:\n", lexp_tr(s, "your kernel did not run", "你的 kernel 没能运行"));
+        lexp_wrap(s->student.error, 4, 92);
         return s->student.status > 0 && s->student.status < 128 ? s->student.status : WL_EUSAGE;
     }
     lexp_tally t = {0, 0, 0};
@@ -306,12 +309,20 @@ static int pictures(lexp_session *s, const char *png_dir, int interactive)
             rc = e.status > 0 && e.status < 128 ? e.status : WL_EUSAGE;
             break;
         }
+        if (access(trace, R_OK)) {
+            fprintf(stderr, "warplab lesson: %s\n",
+                    lexp_tr(s, "warplab run wrote no trace: this build's model has no timing "
+                               "yet, so there is nothing to draw",
+                            "warplab run 没有写出 trace：这个版本的模型还没有计时，没有可画的内容"));
+            rc = WL_EUSAGE;
+            break;
+        }
         snprintf(png, sizeof png, "%s/lesson%02d-%s.png", png_dir ? png_dir : ".", l->number,
                  x->name);
-        const char *av[] = {s->self, "view", trace, "--png", png, "--view",
-                      l->view_kind, NULL};
+        const char *av[] = {s->self, "view", trace,  "--lang", s->zh ? "zh" : "en",
+                            "--png", png, "--view", l->view_kind, NULL};
         if (interactive)
-            av[3] = NULL;
+            av[5] = NULL;
         lexp_proc pr;
         lexp_proc_run(av, &pr);
         if (pr.status) {

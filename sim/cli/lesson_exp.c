@@ -275,8 +275,8 @@ void lexp_run(lexp_session *s, const lesson_run *r, lexp_result *e, const char *
     if (pr.status == 0 && !cJSON_IsObject(e->json))
         snprintf(e->error, sizeof e->error, "warplab run printed no JSON object");
     else if (pr.status)
-        snprintf(e->error, sizeof e->error, "warplab run exited %d: %.250s", pr.status,
-                 lexp_first_line(pr.err, buf, 280));
+        snprintf(e->error, sizeof e->error, "warplab run exited %d: %.560s", pr.status,
+                 lexp_first_line(pr.err, buf, sizeof buf));
     lexp_proc_free(&pr);
     if (!student_ptx)
         load_measured(s, r->measured[0] ? r->measured : r->case_name, e);
@@ -307,7 +307,7 @@ static int sweep_lookup(lexp_session *s, const lesson_occ *o)
 
 static void do_occ(lexp_session *s, const lesson_occ *o, lexp_result *e)
 {
-    char b[16], r[16], sm[32], cv[16], buf[300];
+    char b[16], r[16], sm[32], cv[16], buf[600];
     snprintf(b, sizeof b, "%d", o->block);
     snprintf(r, sizeof r, "%d", o->regs);
     snprintf(sm, sizeof sm, "%ld", o->smem < 0 ? 0 : o->smem);
@@ -323,8 +323,8 @@ static void do_occ(lexp_session *s, const lesson_occ *o, lexp_result *e)
     if (pr.status == 0)
         e->json = cJSON_Parse(pr.out);
     if (pr.status)
-        snprintf(e->error, sizeof e->error, "warplab occupancy exited %d: %.250s", pr.status,
-                 lexp_first_line(pr.err, buf, 280));
+        snprintf(e->error, sizeof e->error, "warplab occupancy exited %d: %.560s", pr.status,
+                 lexp_first_line(pr.err, buf, sizeof buf));
     lexp_proc_free(&pr);
     e->h200_blocks = o->measured ? sweep_lookup(s, o) : -1;
 }
@@ -359,6 +359,9 @@ static void json_value(const cJSON *j, lesson_value *v)
     } else if (cJSON_IsString(j)) {
         v->kind = LESSON_V_STR;
         snprintf(v->str, sizeof v->str, "%s", j->valuestring);
+    } else if (cJSON_IsBool(j)) {
+        v->kind = LESSON_V_NUM; /* true = 1, false = 0 */
+        v->num = cJSON_IsTrue(j);
     } else if (cJSON_IsNull(j)) {
         v->kind = LESSON_V_NULL;
     } else {
@@ -541,7 +544,7 @@ void lexp_checks(lexp_session *s, int goals, lexp_tally *t)
         if (c->is_goal != goals)
             continue;
         lesson_outcome o;
-        char a[128], b[128], why[400];
+        char a[128], b[128], why[700];
         lesson_expr_eval(&c->x, c->tolerance, lexp_lookup, s, &o);
         const char *tag;
         if (o.verdict == LESSON_HOLDS) {

@@ -21,7 +21,7 @@ typedef struct {
 
 typedef struct {
     int done, status;
-    char error[320];  /* why the experiment has no result */
+    char error[640];  /* why the experiment has no result */
     cJSON *json;      /* the --json object */
     cJSON *measured;  /* gpu/measured/<arch>/<case>.json, or NULL */
     int h200_blocks;  /* occupancy: blocks_per_sm from the sweep, -1 when not found */
