@@ -331,11 +331,23 @@ static int h_probe(h_run *r, FILE *f, double /* min_time: timing build only */, 
             t1 = std::max(t1, w.end);
         }
         unsigned nb = cap / wpb;
+        /* How finely %globaltimer ticks: the smallest gap between distinct readings. */
+        std::vector<unsigned long long> ts;
+        ts.reserve(2 * (size_t)cap);
+        for (const wl_probe_rec &w : h) {
+            ts.push_back(w.start);
+            ts.push_back(w.end);
+        }
+        std::sort(ts.begin(), ts.end());
+        unsigned long long step = 0;
+        for (size_t i = 1; i < ts.size(); ++i)
+            if (ts[i] != ts[i - 1] && (step == 0 || ts[i] - ts[i - 1] < step))
+                step = ts[i] - ts[i - 1];
         fprintf(f, "  \"probe\": {\"clock\": \"%%globaltimer ns, relative to the first warp start\", "
-                   "\"span_ns\": %llu, \"warps_total\": %llu, \"warps_recorded\": %u, "
+                   "\"span_ns\": %llu, \"timer_step_ns\": %llu, \"warps_total\": %llu, \"warps_recorded\": %u, "
                    "\"warps_in_json\": %u, \"blocks_in_json\": %u, \"truncated\": %s, \"kept\": "
                    "\"all, or the first and last halves of the cap\"},\n",
-                t1 - t0, (unsigned long long)nw, cap, std::min(cap, (unsigned)H_JSON_WARPS),
+                t1 - t0, step, (unsigned long long)nw, cap, std::min(cap, (unsigned)H_JSON_WARPS),
                 std::min(nb, (unsigned)H_JSON_BLOCKS),
                 (nw > H_JSON_WARPS || nb > H_JSON_BLOCKS) ? "true" : "false");
         fprintf(f, "  \"blocks\": [");

@@ -9,7 +9,7 @@
 #   OUTDIR/measure.log
 # GPUNAME defaults to the GPU's model in lower case (nvidia-smi "NVIDIA H200" -> h200).
 # The whole run is kept under ~7 minutes: ncu runs in chunks and stops starting new chunks once
-# MEASURE_NCU_BUDGET seconds (default 200) have passed.
+# MEASURE_NCU_BUDGET seconds (default 180) have passed.
 set -uo pipefail
 export PATH=$PATH:/usr/local/cuda/bin # nvcc / ncu where the toolkit's default install put them
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,7 +46,7 @@ say "probe run"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv >> "$log" 2>&1
 
 if command -v ncu >/dev/null 2>&1; then
-    budget=${MEASURE_NCU_BUDGET:-200}
+    budget=${MEASURE_NCU_BUDGET:-180}
     metrics="gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active"
     metrics+=",smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed.avg.per_cycle_active"
     metrics+=",smsp__thread_inst_executed_per_inst_executed.ratio,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
@@ -102,5 +102,12 @@ else
 fi
 
 tar czf "$out/measured-$gpu.tar.gz" -C "$work" "$gpu"
-say "wrote $out/measured-$gpu.tar.gz ($(du -h "$out/measured-$gpu.tar.gz" | cut -f1)) and $log"
+# The remote runner brings back files of at most 16 MB: split a bigger tarball into 15 MB parts
+# (join them again with: cat measured-$gpu.tar.gz.part-* > measured-$gpu.tar.gz).
+if [ "$(stat -c %s "$out/measured-$gpu.tar.gz")" -gt $((15 * 1024 * 1024)) ]; then
+    split -b 15M "$out/measured-$gpu.tar.gz" "$out/measured-$gpu.tar.gz.part-"
+    rm "$out/measured-$gpu.tar.gz"
+    say "tarball split into $(ls "$out"/measured-"$gpu".tar.gz.part-* | wc -l) parts"
+fi
+say "wrote $(cd "$out" && ls -s measured-"$gpu".tar.gz* | tr '\n' ' ') (KB) and $log"
 rm -rf "$work"
