@@ -514,6 +514,7 @@ static void test_errors(void **state)
         {"call.uni %rd1, (%r1);", WL_EUNSUPPORTED, 12, 10, "indirect call"},
         {"call.uni nosuch;", WL_EUSAGE, 12, 10, "undeclared function"},
         {"mov.u32 %r1, %pm0;", WL_EUNSUPPORTED, 12, 14, "special register"},
+        {"mov.u32 %r1, %reserved_smem_offset_1;", WL_EUNSUPPORTED, 12, 14, "special register"},
         {".surfref s;", WL_EUNSUPPORTED, 12, 1, "unsupported directive '.surfref'"},
         {"ld.global.v8.f32 {%f1}, [%rd1];", WL_EUNSUPPORTED, 12, 1, ".v8"},
         {"st.global.u32 [%rd1+1x], %r1;", WL_EUSAGE, 12, 0, "address offset"},

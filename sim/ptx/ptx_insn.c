@@ -520,7 +520,9 @@ static wl_status parse_operand(pparse *p, const ptx_insn *in)
             if (sr == PTX_SR_CLOCK64 || sr == PTX_SR_GLOBALTIMER || sr == PTX_SR_GRIDID)
                 tmp.type = PTX_T_U64;
             TRY(pnext(p));
-        } else if (t.len >= 3 && memcmp(t.text, "%pm", 3) == 0) {
+        } else if ((t.len >= 3 && memcmp(t.text, "%pm", 3) == 0) ||
+                   (t.len >= 9 && memcmp(t.text, "%reserved", 9) == 0)) {
+            /* performance-monitor counters; %reserved_smem_offset_* (nvcc -G) */
             return perr(p, &t, WL_EUNSUPPORTED, "unsupported special register '%.*s'",
                         (int)(t.len > 60 ? 60 : t.len), t.text);
         } else {
