@@ -117,6 +117,32 @@ static void h_case_json(FILE *f, const cases_case *c)
     fprintf(f, "],\n");
 }
 
+/* DIR/NAME.json (timing build) or DIR/NAME.probe.json (probe build), opened with the device and
+ * the launch already written; h_close_record adds "status" and closes it. */
+static FILE *h_open_record(const char *dir, const cases_case *c, char *path, size_t n)
+{
+#ifdef WL_PROBE
+    snprintf(path, n, "%s/%s.probe.json", dir, c->name);
+#else
+    snprintf(path, n, "%s/%s.json", dir, c->name);
+#endif
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "{\n");
+        h_device_json(f);
+        h_case_json(f, c);
+    }
+    return f;
+}
+
+static void h_close_record(FILE *f, const char *status)
+{
+    fprintf(f, "  \"status\": ");
+    h_json_str(f, status);
+    fprintf(f, "\n}\n");
+    fclose(f);
+}
+
 struct h_run {
     const cases_case *c;
     const void *fn;
@@ -437,23 +463,9 @@ int main(int argc, char **argv)
         if (h_prepare(&r, c, err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", c->name, err);
             ++failures;
-            if (!ncu) { /* still leave a record saying why */
-#ifdef WL_PROBE
-                snprintf(path, sizeof path, "%s/%s.probe.json", out, c->name);
-#else
-                snprintf(path, sizeof path, "%s/%s.json", out, c->name);
-#endif
-                FILE *f = fopen(path, "w");
-                if (f) {
-                    fprintf(f, "{\n");
-                    h_device_json(f);
-                    h_case_json(f, c);
-                    fprintf(f, "  \"status\": ");
-                    h_json_str(f, err);
-                    fprintf(f, "\n}\n");
-                    fclose(f);
-                }
-            }
+            FILE *f = ncu ? nullptr : h_open_record(out, c, path, sizeof path);
+            if (f) /* still leave a record saying why */
+                h_close_record(f, err);
             continue;
         }
         if (ncu) {
@@ -469,20 +481,12 @@ int main(int argc, char **argv)
             h_release(&r);
             continue;
         }
-#ifdef WL_PROBE
-        snprintf(path, sizeof path, "%s/%s.probe.json", out, c->name);
-#else
-        snprintf(path, sizeof path, "%s/%s.json", out, c->name);
-#endif
-        FILE *f = fopen(path, "w");
+        FILE *f = h_open_record(out, c, path, sizeof path);
         if (!f) {
             fprintf(stderr, "%s: cannot write %s\n", c->name, path);
             h_release(&r);
             return 1;
         }
-        fprintf(f, "{\n");
-        h_device_json(f);
-        h_case_json(f, c);
         int st;
 #ifdef WL_PROBE
         st = h_probe(&r, f, min_time, err, sizeof err);
@@ -493,10 +497,7 @@ int main(int argc, char **argv)
         if (st >= 0 && h_time(&r, f, min_time, err, sizeof err))
             st = -1;
 #endif
-        fprintf(f, "  \"status\": ");
-        h_json_str(f, st < 0 ? err : st ? "wrong result" : "ok");
-        fprintf(f, "\n}\n");
-        fclose(f);
+        h_close_record(f, st < 0 ? err : st ? "wrong result" : "ok");
         printf("%-20s %s\n", c->name, st < 0 ? err : st ? "WRONG RESULT" : "ok");
         fflush(stdout);
         failures += st != 0;

@@ -37,7 +37,24 @@ say "measure.sh: gpu=$gpu cases=$cases"
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
 arch=${ARCH:-sm_${cc:-90}}
 say "building the harness for $arch"
-make -C "$here" -j2 ARCH="$arch" >> "$log" 2>&1 || { say "build FAILED"; tar czf "$out/measured-$gpu.tar.gz" -C "$work" "$gpu"; exit 1; }
+build() {
+    if command -v make >/dev/null 2>&1; then
+        make -C "$here" -j2 ARCH="$arch"
+        return
+    fi
+    # No make on this machine: the Makefile's two link lines, spelled out.
+    local inc="-I$root/sim -I$here -I$root/gpu/reference -I$root/gpu/kernels" objs=() src
+    mkdir -p "$here/build"
+    for src in "$root/sim/argspec.c" "$root/sim/diag.c" "$here/cases.c" "$root"/gpu/reference/ref_*.c; do
+        ${CC:-cc} -std=c17 -O3 -march=native -ffp-contract=off -D_POSIX_C_SOURCE=200809L $inc \
+            -c -o "$here/build/$(basename "$src" .c).o" "$src" || return 1
+        objs+=("$here/build/$(basename "$src" .c).o")
+    done
+    nvcc -O3 -arch="$arch" -lineinfo -std=c++17 $inc -o "$here/wl-harness" "$here/harness.cu" "${objs[@]}" -lm &&
+    nvcc -O3 -arch="$arch" -lineinfo -std=c++17 $inc -DWL_PROBE -o "$here/wl-harness-probe" \
+        "$here/harness.cu" "${objs[@]}" -lm
+}
+build >> "$log" 2>&1 || { say "build FAILED (see the log)"; tar czf "$out/measured-$gpu.tar.gz" -C "$work" "$gpu"; exit 1; }
 
 say "timing run"
 "$here/wl-harness" --cases "$cases" --out "$res" 2>&1 | tee -a "$log"
