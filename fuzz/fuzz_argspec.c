@@ -6,10 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* argspec is a leaf module: compiling its source into this target gives libFuzzer
- * coverage feedback even though libwarplab itself is built without
- * -fsanitize=fuzzer (the library's copy is then not linked in). */
-#include "../sim/argspec.c"
+#include "argspec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
