@@ -154,6 +154,40 @@ static void fill_imm(const xfunc *xf, uint64_t *regs)
     }
 }
 
+/* Puts every warp at the kernel's first instruction with zeroed registers, local and shared
+ * memory, for block index ctaid (allocations are reused). */
+void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
+{
+    const exec_prog *p = b->p;
+    memcpy(b->ctaid, ctaid, sizeof b->ctaid);
+    b->exited = 0;
+    memset(b->bars, 0, sizeof b->bars);
+    memset(&b->cnt, 0, sizeof b->cnt);
+    memset(b->smem, 0, p->smem_bytes);
+    const xfunc *kf = &p->funcs[p->kindex];
+    for (int w = 0; w < b->nwarps; w++) {
+        xwarp *W = &b->w[w];
+        memset(W->regs, 0, (size_t)kf->nregs * 32 * sizeof *W->regs);
+        fill_imm(kf, W->regs);
+        if (W->local)
+            memset(W->local, 0, (size_t)32 * p->local_bytes);
+        uint32_t live = 0;
+        for (int l = 0; l < 32; l++)
+            if ((uint32_t)w * 32 + (uint32_t)l < b->nthreads)
+                live |= 1u << l;
+        W->live = live;
+        W->simt[0] = (xsimt){0, XPC_END, live};
+        W->sp = 1;
+        W->frames[0] = (xframe){p->kindex, 0, 0, 0, 0, -1};
+        W->fp = 1;
+        W->state = EXEC_WARP_READY;
+        W->bar = -1;
+        W->red_slot = -1;
+        W->carry = W->wsync = 0;
+        W->yield = 0;
+    }
+}
+
 exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_t *d)
 {
     exec_block *b = calloc(1, sizeof *b);
@@ -162,7 +196,6 @@ exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_
         return NULL;
     }
     b->p = p;
-    memcpy(b->ctaid, ctaid, sizeof b->ctaid);
     const uint32_t *bd = p->g.block;
     b->nthreads = bd[0] * bd[1] * bd[2];
     b->nwarps = (int)((b->nthreads + 31) / 32);
@@ -176,7 +209,7 @@ exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_
     const xfunc *kf = &p->funcs[p->kindex];
     for (int w = 0; w < b->nwarps; w++) {
         xwarp *W = &b->w[w];
-        W->regs_cap = kf->nslots * 2 + 64;
+        W->regs_cap = kf->nslots;
         W->regs = calloc((size_t)W->regs_cap * 32, sizeof *W->regs);
         W->local = p->local_bytes ? calloc(32, p->local_bytes) : NULL;
         if (!W->regs || (p->local_bytes && !W->local)) {
@@ -184,26 +217,14 @@ exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_
             diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
             return NULL;
         }
-        fill_imm(kf, W->regs);
-        uint32_t live = 0;
         for (int l = 0; l < 32; l++) {
             uint32_t t = (uint32_t)w * 32 + (uint32_t)l;
-            if (t >= b->nthreads)
-                continue;
-            live |= 1u << l;
             W->tid[0][l] = (uint16_t)(t % bd[0]);
             W->tid[1][l] = (uint16_t)(t / bd[0] % bd[1]);
             W->tid[2][l] = (uint16_t)(t / (bd[0] * bd[1]));
         }
-        W->live = live;
-        W->simt[0] = (xsimt){0, XPC_END, live};
-        W->sp = 1;
-        W->frames[0] = (xframe){p->kindex, 0, 0, 0, 0, -1};
-        W->fp = 1;
-        W->state = EXEC_WARP_READY;
-        W->bar = -1;
-        W->red_slot = -1;
     }
+    exec_block_reset(b, ctaid);
     return b;
 }
 
@@ -308,7 +329,7 @@ static wl_status exec_bar(exec_block *b, int warp, const xinsn *in, uint64_t *re
     br->col = in->ir->col;
     if (m == 0)
         return WL_OK;
-    br->arrived += (uint32_t)__builtin_popcount(m);
+    br->arrived += (uint32_t)xpopc(m);
     if (red) {
         const xop *po = &in->o[in->nops - 1];
         uint32_t t = 0;
@@ -319,12 +340,12 @@ static wl_status exec_bar(exec_block *b, int warp, const xinsn *in, uint64_t *re
                     v = !v;
                 t |= (uint32_t)v << l;
             }
-        if (br->arrived == (uint32_t)__builtin_popcount(m)) {
+        if (br->arrived == (uint32_t)xpopc(m)) {
             br->red_and = 1;
             br->red_or = 0;
         }
         br->red_aop = in->aop;
-        br->red_popc += (uint32_t)__builtin_popcount(t);
+        br->red_popc += (uint32_t)xpopc(t);
         br->red_and = br->red_and && t == m;
         br->red_or = br->red_or || t != 0;
         const xframe *fr = &W->frames[W->fp - 1];
@@ -354,7 +375,7 @@ static void exit_lanes(exec_block *b, xwarp *W, uint32_t m)
         W->frames[i].returned &= ~m;
     W->live &= ~m;
     W->wsync &= ~m;
-    b->exited += (uint32_t)__builtin_popcount(m);
+    b->exited += (uint32_t)xpopc(m);
     /* Exited threads no longer count towards barriers without a thread count. */
     for (int id = 0; id < 16; id++)
         bar_try_complete(b, id);
@@ -803,7 +824,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         fill_regs(in, out);
     }
     b->cnt.warp_insts++;
-    b->cnt.thread_insts += (uint64_t)__builtin_popcount(m);
+    b->cnt.thread_insts += (uint64_t)xpopc(m);
     if (in->op < PTX_OP_COUNT)
         b->cnt.op_count[in->op]++;
     wl_status st = WL_OK;

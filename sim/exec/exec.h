@@ -61,6 +61,8 @@ void exec_prog_destroy(exec_prog *p);
  * (d set). */
 exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_t *d);
 void exec_block_destroy(exec_block *b);
+/* Reuses b for another block index: as if freshly created (zeroed registers and memories). */
+void exec_block_reset(exec_block *b, const uint32_t ctaid[3]);
 int exec_block_nwarps(const exec_block *b);
 
 typedef enum {

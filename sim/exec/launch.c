@@ -28,9 +28,12 @@ wl_status launch_kernel(const ptx_module *m, const ptx_func *k, const launch_con
     if ((uint64_t)resident > nblocks)
         resident = (int)nblocks;
     exec_block **res = calloc((size_t)resident, sizeof *res);
+    exec_block **spare = calloc((size_t)resident, sizeof *spare); /* retired, for reuse */
+    int nspare = 0;
     exec_counts *cnt = calloc(1, sizeof *cnt);
-    if (!res || !cnt) {
+    if (!res || !cnt || !spare) {
         free(res);
+        free(spare);
         free(cnt);
         exec_prog_destroy(p);
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
@@ -46,7 +49,12 @@ wl_status launch_kernel(const ptx_module *m, const ptx_func *k, const launch_con
                 uint32_t c[3] = {(uint32_t)(next % g.grid[0]),
                                  (uint32_t)(next / g.grid[0] % g.grid[1]),
                                  (uint32_t)(next / ((uint64_t)g.grid[0] * g.grid[1]))};
-                res[i] = exec_block_create(p, c, d);
+                if (nspare > 0) {
+                    res[i] = spare[--nspare];
+                    exec_block_reset(res[i], c);
+                } else {
+                    res[i] = exec_block_create(p, c, d);
+                }
                 next++;
                 if (!res[i]) {
                     s = WL_EUSAGE;
@@ -63,7 +71,7 @@ wl_status launch_kernel(const ptx_module *m, const ptx_func *k, const launch_con
             any |= progressed;
             if (exec_block_done(res[i])) {
                 exec_counts_add(cnt, exec_block_counts(res[i]));
-                exec_block_destroy(res[i]);
+                spare[nspare++] = res[i];
                 res[i] = NULL;
                 done++;
                 any = 1;
@@ -95,7 +103,10 @@ wl_status launch_kernel(const ptx_module *m, const ptx_func *k, const launch_con
             (double)cnt->thread_insts / (double)cnt->warp_insts : 0.0;
         memcpy(st->op_count, cnt->op_count, sizeof st->op_count);
     }
+    for (int i = 0; i < nspare; i++)
+        exec_block_destroy(spare[i]);
     free(res);
+    free(spare);
     free(cnt);
     exec_prog_destroy(p);
     return s;

@@ -3,6 +3,7 @@
  * inside it, with a separate branch-free loop for the common all-32-lanes-active case.
  * Register slots hold a register's bits zero-extended to 64; every write masks to the
  * destination register's width. The semantics come from sem.h / semf.h. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -11,19 +12,34 @@
 #include "sem.h"
 #include "semf.h"
 
-#define LOOP(...)                                                                                 \
+/* Lane loops run over all 32 lanes into a temporary (inactive lanes compute values that are
+ * thrown away: every operation here is total, so that is harmless) and commit() copies the
+ * active lanes to the destination: the loops have no aliasing and no mask test, so the compiler
+ * can vectorise them. MLOOP visits the active lanes only (multi-destination ops). */
+#define LOOP(...)                                                                                  \
     do {                                                                                           \
-        if (m == XFULL) {                                                                          \
-            for (int l = 0; l < 32; l++) {                                                         \
-                __VA_ARGS__;                                                                       \
-            }                                                                                      \
-        } else {                                                                                   \
-            for (int l = 0; l < 32; l++)                                                           \
-                if ((m >> l) & 1) {                                                                \
-                    __VA_ARGS__;                                                                   \
-                }                                                                                  \
+        for (int l = 0; l < 32; l++) {                                                             \
+            __VA_ARGS__;                                                                           \
         }                                                                                          \
     } while (0)
+#define MLOOP(...)                                                                                 \
+    do {                                                                                           \
+        for (int l = 0; l < 32; l++)                                                               \
+            if ((m >> l) & 1) {                                                                    \
+                __VA_ARGS__;                                                                       \
+            }                                                                                      \
+    } while (0)
+
+static inline void commit(uint64_t *restrict dst, const uint64_t *restrict t, uint32_t m)
+{
+    if (m == XFULL) {
+        memcpy(dst, t, 32 * sizeof *t);
+        return;
+    }
+    for (int l = 0; l < 32; l++)
+        if ((m >> l) & 1)
+            dst[l] = t[l];
+}
 
 static inline uint64_t zx(uint64_t v, int bits)
 {
@@ -43,7 +59,8 @@ static inline double D(uint64_t v)
 /* f32 result bits: NaN becomes the canonical 0x7fffffff, as on the GPU. */
 static inline uint64_t FB(float f)
 {
-    return isnan(f) ? 0x7fffffffu : semf_bits32(f);
+    uint32_t u = semf_bits32(f);
+    return (u & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : u;
 }
 
 static inline uint64_t DB(double f)
@@ -181,16 +198,39 @@ static wl_status exec_setp(const xinsn *in, uint64_t *regs, uint32_t m)
         k = in->k1;
         w = in->w1;
     }
-    uint64_t *Dp = p >= 0 ? XR(regs, p) : NULL, *Dq = q >= 0 ? XR(regs, q) : NULL;
+    uint64_t tp[32], tq[32];
+    uint64_t *Dp = tp, *Dq = tq;
     if (in->op == PTX_OP_SETP) {
-        LOOP({
-            int t = compare(in, k, w, A[l], B[l]);
-            int c = has_c ? P(regs, &in->o[3], l) : 0;
-            if (Dp)
+        int cmp = in->cmp - 1;
+        if (!has_c && (k == XK_S || k == XK_U || k == XK_B) && (w == 32 || w == 64) &&
+            cmp <= SEM_CMP_HS) {
+            /* the common integer compares: one branch-free loop per comparison */
+            int sg = k == XK_S;
+            uint64_t flip = sg ? (w == 32 ? 0x80000000u : UINT64_C(1) << 63) : 0;
+            uint64_t wm = zx(~UINT64_C(0), w);
+            uint64_t ta[32], tb[32];
+            LOOP(ta[l] = (A[l] & wm) ^ flip; tb[l] = (B[l] & wm) ^ flip); /* signed -> biased */
+            switch (cmp) {
+            case SEM_CMP_EQ: LOOP(tp[l] = ta[l] == tb[l]); break;
+            case SEM_CMP_NE: LOOP(tp[l] = ta[l] != tb[l]); break;
+            case SEM_CMP_LT: case SEM_CMP_LO: LOOP(tp[l] = ta[l] < tb[l]); break;
+            case SEM_CMP_LE: case SEM_CMP_LS: LOOP(tp[l] = ta[l] <= tb[l]); break;
+            case SEM_CMP_GT: case SEM_CMP_HI: LOOP(tp[l] = ta[l] > tb[l]); break;
+            default: LOOP(tp[l] = ta[l] >= tb[l]); break;
+            }
+            LOOP(tq[l] = !tp[l]);
+        } else {
+            LOOP({
+                int t = compare(in, k, w, A[l], B[l]);
+                int c = has_c ? P(regs, &in->o[3], l) : 0;
                 Dp[l] = (uint64_t)(has_c ? boolop(in->boolop, t, c) : t);
-            if (Dq)
                 Dq[l] = (uint64_t)(has_c ? boolop(in->boolop, !t, c) : !t);
-        });
+            });
+        }
+        if (p >= 0)
+            commit(XR(regs, p), tp, m);
+        if (q >= 0)
+            commit(XR(regs, q), tq, m);
         return WL_OK;
     }
     /* set.CMP.dtype.stype: all ones / 1.0f, or 0 */
@@ -202,13 +242,13 @@ static wl_status exec_setp(const xinsn *in, uint64_t *regs, uint32_t m)
             t = boolop(in->boolop, t, P(regs, &in->o[3], l));
         Dp[l] = zx(t ? one : 0, bits);
     });
+    commit(XR(regs, p), tp, m);
     return WL_OK;
 }
 
-static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint32_t m, diag_t *d)
+static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d)
 {
     const xop *dst = &in->o[0];
-    uint64_t *Dv = XR(regs, dst->slot);
     const uint64_t *A = XR(regs, in->o[1].slot);
     int dk = in->k0, sk = in->k1, dw = in->w0, sw = in->w1, bits = dst->bits;
     int ftz = (in->flags & PTX_F_FTZ) != 0, sat = (in->flags & PTX_F_SAT) != 0;
@@ -299,7 +339,7 @@ static wl_status exec_mov(const xinsn *in, uint64_t *regs, uint32_t m)
                 continue;
             uint64_t *Dv = XR(regs, dst->vec[v]);
             int bits = dst->vbits[v];
-            LOOP(Dv[l] = zx(zx(A[l] >> (part * v), part), bits));
+            MLOOP(Dv[l] = zx(zx(A[l] >> (part * v), part), bits));
         }
         return WL_OK;
     }
@@ -307,7 +347,7 @@ static wl_status exec_mov(const xinsn *in, uint64_t *regs, uint32_t m)
     int bits = dst->bits;
     if (src->kind == XO_VEC) { /* pack: mov.b64 %rd, {lo, hi} */
         int part = in->w0 / (src->n ? src->n : 1);
-        LOOP({
+        MLOOP({
             uint64_t v = 0;
             for (int e = 0; e < src->n; e++)
                 if (src->vec[e] >= 0)
@@ -318,31 +358,28 @@ static wl_status exec_mov(const xinsn *in, uint64_t *regs, uint32_t m)
     }
     const uint64_t *A = XR(regs, src->slot);
     if (bits >= 64)
-        LOOP(Dv[l] = A[l]);
+        MLOOP(Dv[l] = A[l]);
     else
-        LOOP(Dv[l] = zx(A[l], bits));
+        MLOOP(Dv[l] = zx(A[l], bits));
     return WL_OK;
 }
 
-static wl_status exec_float(const xinsn *in, uint64_t *regs, uint32_t m, diag_t *d);
+static wl_status exec_float(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d);
 static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
-                          diag_t *d);
+                          uint64_t *Dv, diag_t *d);
 
-wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry, diag_t *d)
+static wl_status xop_one(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
+                         uint64_t *Dv, diag_t *d)
 {
     switch (in->op) {
-    case PTX_OP_MOV: return exec_mov(in, regs, m);
-    case PTX_OP_SETP: case PTX_OP_SET: return exec_setp(in, regs, m);
-    case PTX_OP_CVT: return exec_cvt(in, regs, m, d);
+    case PTX_OP_CVT: return exec_cvt(in, regs, Dv, d);
     case PTX_OP_SELP: {
-        uint64_t *Dv = XR(regs, in->o[0].slot);
         const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);
         int bits = in->o[0].bits;
         LOOP(Dv[l] = zx(P(regs, &in->o[3], l) ? A[l] : B[l], bits));
         return WL_OK;
     }
     case PTX_OP_SLCT: {
-        uint64_t *Dv = XR(regs, in->o[0].slot);
         const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);
         const uint64_t *C = XR(regs, in->o[3].slot);
         int bits = in->o[0].bits, fl = in->k1 == XK_F;
@@ -354,7 +391,6 @@ wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
         return WL_OK;
     }
     case PTX_OP_CVTA: case PTX_OP_ISSPACEP: {
-        uint64_t *Dv = XR(regs, in->o[0].slot);
         const uint64_t *A = XR(regs, in->o[1].slot);
         int bits = in->o[0].bits, to = (in->flags & PTX_F_TO) != 0;
         uint64_t win = in->space == XS_SHARED ? EXEC_SHARED_WINDOW :
@@ -377,19 +413,31 @@ wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
     }
     default: break;
     }
-    if (is_float(in->k0) && in->op != PTX_OP_TESTP)
-        return exec_float(in, regs, m, d);
-    if (in->op == PTX_OP_TESTP)
-        return exec_float(in, regs, m, d);
-    return exec_int(in, regs, m, carry, d);
+    if (is_float(in->k0) || in->op == PTX_OP_TESTP)
+        return exec_float(in, regs, Dv, d);
+    return exec_int(in, regs, m, carry, Dv, d);
 }
 
-static wl_status exec_float(const xinsn *in, uint64_t *regs, uint32_t m, diag_t *d)
+wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry, diag_t *d)
+{
+    if (in->op == PTX_OP_MOV)
+        return exec_mov(in, regs, m);
+    if (in->op == PTX_OP_SETP || in->op == PTX_OP_SET)
+        return exec_setp(in, regs, m);
+    if (in->o[0].kind != XO_SLOT || in->o[0].slot < 0)
+        return unsup(in, d);
+    uint64_t tmp[32];
+    wl_status st = xop_one(in, regs, m, carry, tmp, d);
+    if (st == WL_OK)
+        commit(XR(regs, in->o[0].slot), tmp, m);
+    return st;
+}
+
+static wl_status exec_float(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d)
 {
     int k = in->k0, w = in->w0, op = in->op;
     int ftz = (in->flags & PTX_F_FTZ) != 0, sat = (in->flags & PTX_F_SAT) != 0;
     semf_rnd r = frnd(in);
-    uint64_t *Dv = XR(regs, in->o[0].slot);
     int bits = in->o[0].bits;
     const uint64_t *A = in->nops > 1 ? XR(regs, in->o[1].slot) : NULL;
     const uint64_t *B = in->nops > 2 ? XR(regs, in->o[2].slot) : NULL;
@@ -435,9 +483,24 @@ static wl_status exec_float(const xinsn *in, uint64_t *regs, uint32_t m, diag_t 
                                   XK_F, 32, SEMF_RN, ftz, sat));
             return WL_OK;
         case PTX_OP_FMA: case PTX_OP_MAD:
-            if (fast)
-                LOOP(Dv[l] = FB(fmaf(F(A[l]), F(B[l]), F(C[l]))));
-            else
+            if (fast) {
+                /* a*b is exact in a double; s = a*b + c rounds once in double and once more to
+                 * float, which is wrong only when s lands exactly on a float midpoint (or in the
+                 * subnormal range): those lanes are redone exactly. */
+                uint64_t redo[32], any = 0;
+                LOOP({
+                    double s2 = (double)F(A[l]) * (double)F(B[l]) + (double)F(C[l]);
+                    uint64_t sb = semf_bits64(s2);
+                    redo[l] = ((sb & 0x1fffffffu) == 0x10000000u) |
+                              ((sb & 0x7fffffffffffffffu) < UINT64_C(0x3810000000000000));
+                    Dv[l] = FB((float)s2);
+                });
+                LOOP(any |= redo[l]);
+                if (any)
+                    for (int l = 0; l < 32; l++)
+                        if (redo[l])
+                            Dv[l] = FB(semf_fma32(F(A[l]), F(B[l]), F(C[l]), SEMF_RN));
+            } else
                 LOOP(Dv[l] = fput(semf_fma32((float)fget(A[l], k, w, ftz),
                                              (float)fget(B[l], k, w, ftz),
                                              (float)fget(C[l], k, w, ftz), r),
@@ -537,10 +600,9 @@ static wl_status exec_float(const xinsn *in, uint64_t *regs, uint32_t m, diag_t 
 }
 
 static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
-                          diag_t *d)
+                          uint64_t *Dv, diag_t *d)
 {
     int op = in->op, w = in->w0, s = in->k0 == XK_S;
-    uint64_t *Dv = XR(regs, in->o[0].slot);
     int bits = in->o[0].bits;
     const uint64_t *A = in->nops > 1 ? XR(regs, in->o[1].slot) : NULL;
     const uint64_t *B = in->nops > 2 ? XR(regs, in->o[2].slot) : NULL;
@@ -548,6 +610,7 @@ static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t 
     const uint64_t *E = in->nops > 4 ? XR(regs, in->o[4].slot) : NULL;
     int sat = (in->flags & PTX_F_SAT) != 0;
     int cc = (in->flags & PTX_F_CC) != 0;
+    uint64_t dmask = zx(~UINT64_C(0), bits);
     int cin = op == PTX_OP_ADDC || op == PTX_OP_SUBC || op == PTX_OP_MADC;
     if (in->k0 == XK_PRED) {
         switch (op) {
@@ -567,10 +630,11 @@ static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t 
             return WL_OK;
         }
         if (!cc && !cin) {
+            uint64_t dm = zx(~UINT64_C(0), w < bits ? w : bits);
             if (sub)
-                LOOP(Dv[l] = zx(A[l] - B[l], w < bits ? w : bits));
+                LOOP(Dv[l] = (A[l] - B[l]) & dm);
             else
-                LOOP(Dv[l] = zx(A[l] + B[l], w < bits ? w : bits));
+                LOOP(Dv[l] = (A[l] + B[l]) & dm);
             return WL_OK;
         }
         /* carry chain: CC.CF is the carry out of an add, the borrow of a sub */
@@ -584,10 +648,26 @@ static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t 
             if (cc)
                 nc = (nc & ~(1u << l)) | ((uint32_t)co << l);
         });
-        *carry = nc;
+        *carry = (nc & m) | (*carry & ~m);
         return WL_OK;
     }
     case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_MADC:
+        if (in->mul != PTX_MUL_HI && in->mul != PTX_MUL_WIDE && op != PTX_OP_MADC && !sat) {
+            /* .lo: the low w bits do not depend on signedness */
+            uint64_t dm = zx(~UINT64_C(0), w);
+            if (op == PTX_OP_MUL)
+                LOOP(Dv[l] = (A[l] * B[l]) & dm);
+            else
+                LOOP(Dv[l] = (A[l] * B[l] + C[l]) & dm);
+            return WL_OK;
+        }
+        if (in->mul == PTX_MUL_WIDE && w == 32 && op == PTX_OP_MUL) {
+            if (s)
+                LOOP(Dv[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]));
+            else
+                LOOP(Dv[l] = (A[l] & 0xffffffffu) * (B[l] & 0xffffffffu));
+            return WL_OK;
+        }
         LOOP({
             uint64_t a = ext(A[l], w, s), b = ext(B[l], w, s), r;
             if (in->mul == PTX_MUL_HI)
@@ -640,14 +720,26 @@ static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t 
             Dv[l] = zx(C[l] + dd, w);
         });
         return WL_OK;
-    case PTX_OP_AND: LOOP(Dv[l] = zx(A[l] & B[l], bits)); return WL_OK;
-    case PTX_OP_OR: LOOP(Dv[l] = zx(A[l] | B[l], bits)); return WL_OK;
-    case PTX_OP_XOR: LOOP(Dv[l] = zx(A[l] ^ B[l], bits)); return WL_OK;
+    case PTX_OP_AND: LOOP(Dv[l] = A[l] & B[l] & dmask); return WL_OK;
+    case PTX_OP_OR: LOOP(Dv[l] = (A[l] | B[l]) & dmask); return WL_OK;
+    case PTX_OP_XOR: LOOP(Dv[l] = (A[l] ^ B[l]) & dmask); return WL_OK;
     case PTX_OP_NOT: LOOP(Dv[l] = zx(~A[l], w)); return WL_OK;
     case PTX_OP_CNOT: LOOP(Dv[l] = zx(A[l], w) == 0); return WL_OK;
     case PTX_OP_LOP3: LOOP(Dv[l] = zx(sem_lop3(A[l], B[l], C[l], (uint32_t)E[l]), w)); return WL_OK;
-    case PTX_OP_SHL: LOOP(Dv[l] = sem_shl(A[l], (uint32_t)B[l], w)); return WL_OK;
-    case PTX_OP_SHR: LOOP(Dv[l] = sem_shr(A[l], (uint32_t)B[l], w, s)); return WL_OK;
+    case PTX_OP_SHL:
+        if (w == 32) /* amounts >= 32 give 0 */
+            LOOP(Dv[l] = (uint32_t)B[l] >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << (B[l] & 31)));
+        else
+            LOOP(Dv[l] = sem_shl(A[l], (uint32_t)B[l], w));
+        return WL_OK;
+    case PTX_OP_SHR:
+        if (w == 32 && !s)
+            LOOP(Dv[l] = (uint32_t)B[l] >= 32 ? 0 : (uint32_t)A[l] >> (B[l] & 31));
+        else if (w == 32)
+            LOOP(Dv[l] = (uint32_t)((int32_t)A[l] >> ((uint32_t)B[l] >= 32 ? 31 : (B[l] & 31))));
+        else
+            LOOP(Dv[l] = sem_shr(A[l], (uint32_t)B[l], w, s));
+        return WL_OK;
     case PTX_OP_SHF:
         LOOP(Dv[l] = sem_shf((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l],
                              in->mode == PTX_SHF_L, (in->flags & PTX_F_CLAMP) != 0));

@@ -228,3 +228,17 @@ extern "C" __global__ void shared_oob(int *p, int k)
     __syncthreads();
     p[threadIdx.x] = s[threadIdx.x];
 }
+
+// Arithmetic-heavy loop for the speed benchmark (tests/bench_exec.c).
+extern "C" __global__ void busy(float *out, int iters)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float a = (float)i * 0.001f, b = 1.0f;
+    unsigned h = (unsigned)i;
+    for (int k = 0; k < iters; k++) {
+        a = fmaf(a, 0.999f, 0.5f);
+        b = b * 1.0001f + a;
+        h = (h ^ (h >> 7)) * 0x9e3779b1u + (unsigned)k;
+    }
+    out[i] = a + b + (float)(h & 0xffff);
+}
