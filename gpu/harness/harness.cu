@@ -266,55 +266,99 @@ static double h_pct(std::vector<float> &v, double p)
     return v[i];
 }
 
+/* Times `ms.size()` launches. flush == nullptr: back-to-back launches with one event between
+ * consecutive ones (run i = ev[i] .. ev[i+1]). Otherwise, before each launch a cudaMemsetAsync
+ * over `flush` (twice the L2) evicts the kernel's data from L2, outside the run's own pair of
+ * events (run i = ev[2i] .. ev[2i+1]): every run starts with a cold L2, like a fresh simulation
+ * and like ncu's default --cache-control all. */
+static int h_series(h_run *r, void *flush, size_t flush_bytes, std::vector<float> &ms, char *err,
+                    size_t errlen)
+{
+    size_t runs = ms.size(), nev = flush ? 2 * runs : runs + 1;
+    std::vector<cudaEvent_t> ev(nev, nullptr);
+    int st = -1;
+    for (cudaEvent_t &e : ev)
+        H_CHECK(cudaEventCreate(&e));
+    if (!flush)
+        H_CHECK(cudaEventRecord(ev[0]));
+    for (size_t i = 0; i < runs; ++i) {
+        if (flush) {
+            H_CHECK(cudaMemsetAsync(flush, (int)(i & 0xff), flush_bytes));
+            H_CHECK(cudaEventRecord(ev[2 * i]));
+        }
+        H_CHECK(h_launch(r));
+        H_CHECK(cudaEventRecord(ev[flush ? 2 * i + 1 : i + 1]));
+    }
+    H_CHECK(cudaEventSynchronize(ev[nev - 1]));
+    for (size_t i = 0; i < runs; ++i)
+        H_CHECK(cudaEventElapsedTime(&ms[i], ev[flush ? 2 * i : i], ev[flush ? 2 * i + 1 : i + 1]));
+    st = 0;
+fail:
+    for (cudaEvent_t e : ev)
+        if (e)
+            cudaEventDestroy(e);
+    return st;
+}
+
+static void h_stats_json(FILE *f, const char *key, const char *method, std::vector<float> ms,
+                         float first_ms)
+{
+    double sum = 0;
+    for (float x : ms)
+        sum += x;
+    std::sort(ms.begin(), ms.end());
+    fprintf(f, "  \"%s\": {\"method\": \"%s\", \"runs\": %zu, \"median_us\": %.3f, \"p10_us\": %.3f, "
+               "\"p90_us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, \"mean_us\": %.3f, "
+               "\"first_us\": %.3f},\n",
+            key, method, ms.size(), 1e3 * h_pct(ms, 0.5), 1e3 * h_pct(ms, 0.1), 1e3 * h_pct(ms, 0.9),
+            1e3 * ms.front(), 1e3 * ms.back(), 1e3 * sum / (double)ms.size(), 1e3 * first_ms);
+}
+
+/* "timing" (cold L2 before every run) and "timing_warm" (back-to-back, data left in L2 by the
+ * previous run when it fits). */
 static int h_time(h_run *r, FILE *f, double min_time, char *err, size_t errlen)
 {
     cudaEvent_t e0 = nullptr, e1 = nullptr;
-    std::vector<cudaEvent_t> ev;
-    std::vector<float> ms;
+    void *flush = nullptr;
+    int l2 = 0, dev = 0, st = -1;
     float one = 0;
-    int runs;
     H_CHECK(cudaEventCreate(&e0));
     H_CHECK(cudaEventCreate(&e1));
     for (int w = 0; w < 3; ++w)
-        H_CHECK(h_launch(r)); /* warm-up: caches, clocks, lazy module loading */
+        H_CHECK(h_launch(r)); /* warm-up: clocks, lazy module loading */
     H_CHECK(cudaEventRecord(e0));
     H_CHECK(h_launch(r));
     H_CHECK(cudaEventRecord(e1));
     H_CHECK(cudaEventSynchronize(e1));
     H_CHECK(cudaEventElapsedTime(&one, e0, e1));
-    runs = (int)std::min(5000.0, std::max(200.0, std::ceil(min_time * 1e3 / std::max(one, 1e-3f))));
-    ev.resize((size_t)runs + 1);
-    for (cudaEvent_t &e : ev)
-        H_CHECK(cudaEventCreate(&e));
-    /* Back-to-back launches, one event between consecutive runs: run i = ev[i] .. ev[i+1]. */
-    H_CHECK(cudaEventRecord(ev[0]));
-    for (int i = 0; i < runs; ++i) {
-        H_CHECK(h_launch(r));
-        H_CHECK(cudaEventRecord(ev[(size_t)i + 1]));
-    }
-    H_CHECK(cudaEventSynchronize(ev[(size_t)runs]));
-    ms.resize((size_t)runs);
-    for (int i = 0; i < runs; ++i)
-        H_CHECK(cudaEventElapsedTime(&ms[(size_t)i], ev[(size_t)i], ev[(size_t)i + 1]));
     {
-        double sum = 0;
-        for (float x : ms)
-            sum += x;
-        std::vector<float> s = ms;
-        std::sort(s.begin(), s.end());
-        fprintf(f, "  \"timing\": {\"method\": \"cudaEvent per run, back-to-back launches after 3 "
-                   "warm-ups\", \"runs\": %d, \"median_us\": %.3f, \"p10_us\": %.3f, \"p90_us\": %.3f, "
-                   "\"min_us\": %.3f, \"max_us\": %.3f, \"mean_us\": %.3f, \"first_us\": %.3f},\n",
-                runs, 1e3 * h_pct(s, 0.5), 1e3 * h_pct(s, 0.1), 1e3 * h_pct(s, 0.9), 1e3 * s.front(),
-                1e3 * s.back(), 1e3 * sum / runs, 1e3 * one);
+        size_t runs = (size_t)std::min(5000.0, std::max(200.0, std::ceil(min_time * 1e3 /
+                                                                         std::max(one, 1e-3f))));
+        std::vector<float> ms(runs);
+        H_CHECK(cudaGetDevice(&dev));
+        H_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        size_t flush_bytes = 2 * (size_t)std::max(l2, 1 << 20);
+        if (cudaMalloc(&flush, flush_bytes) == cudaSuccess) {
+            if (h_series(r, flush, flush_bytes, ms, err, errlen))
+                goto fail;
+            h_stats_json(f, "timing", "cudaEvent pair per run after 3 warm-ups; before each run a "
+                         "cudaMemsetAsync of twice the L2 evicts the data (cold L2)", ms, one);
+        } else {
+            cudaGetLastError(); /* clear the failed allocation */
+            fprintf(f, "  \"timing_note\": \"no memory for the L2 flush buffer: no cold timing\",\n");
+        }
+        if (h_series(r, nullptr, 0, ms, err, errlen))
+            goto fail;
+        h_stats_json(f, "timing_warm", "back-to-back launches, one cudaEvent between consecutive "
+                     "runs (data left in L2 by the previous run)", ms, one);
     }
-    for (cudaEvent_t e : ev)
-        cudaEventDestroy(e);
+    st = 0;
+fail:
+    if (flush)
+        cudaFree(flush);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
-    return 0;
-fail:
-    return -1;
+    return st;
 }
 #else
 /* The instrumented run: per-warp records, blocks derived from their warps. */
