@@ -6,13 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx.h"
 #include "ptx_cfg.h"
+#include "test_ptx_files.h"
 #include "testutil.h"
 
 /* ---- the algorithm on raw graphs (node n is the exit) ---- */
@@ -226,28 +226,17 @@ static void check_module_cfg(const char *path)
     ptx_module_free(m);
 }
 
+static void check_file(const char *path, void *ctx)
+{
+    (void)ctx;
+    check_module_cfg(path);
+}
+
 static void test_cfg_real_kernels(void **state)
 {
     (void)state;
-    const char *dirs[] = {"tests/data/ptx", "gpu/ptx"};
-    unsigned n = 0;
-    for (int k = 0; k < 2; k++) {
-        const char *dir = tu_path(dirs[k]);
-        DIR *dp = opendir(dir);
-        if (!dp)
-            continue;
-        struct dirent *e;
-        while ((e = readdir(dp))) {
-            size_t l = strlen(e->d_name);
-            if (l < 5 || strcmp(e->d_name + l - 4, ".ptx") != 0)
-                continue;
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            check_module_cfg(path);
-            n++;
-        }
-        closedir(dp);
-    }
+    unsigned n = ptx_for_each_file("tests/data/ptx", check_file, NULL);
+    n += ptx_for_each_file("gpu/ptx", check_file, NULL);
     assert_true(n >= 4);
 }
 

@@ -6,13 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ptx.h"
+#include "test_ptx_files.h"
 #include "testutil.h"
 
 /* Parses text; fails the test with the diag if it does not parse. */
@@ -75,57 +75,42 @@ static void assert_format(const ptx_module *m, const ptx_func *f, uint32_t i, co
 }
 
 /* ---- every committed PTX file parses ---- */
-static unsigned parse_dir(const char *rel, unsigned *ninsns)
+static void parse_one(const char *path, void *ctx)
 {
-    const char *dir = tu_path(rel);
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return 0;
-    unsigned n = 0;
-    struct dirent *e;
-    while ((e = readdir(dp))) {
-        size_t l = strlen(e->d_name);
-        if (l < 5 || strcmp(e->d_name + l - 4, ".ptx") != 0)
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        ptx_module *m;
-        diag_t d;
-        wl_status st = ptx_parse_file(path, &m, &d);
-        if (st != WL_OK) {
-            char b[2048];
-            diag_format(&d, b, sizeof b);
-            fail_msg("%s does not parse: %s", path, b);
-        }
-        unsigned entries = 0;
-        for (uint32_t i = 0; i < m->nfuncs; i++) {
-            const ptx_func *f = &m->funcs[i];
-            entries += f->is_entry;
-            for (uint32_t j = 0; j < f->ninsns; j++) {
-                char b[1024];
-                ptx_insn_format(m, f, j, b, sizeof b);
-                if (strchr(b, '?'))
-                    fail_msg("%s: %s insn %u prints as '%s'", path, f->name, j, b);
-            }
-            *ninsns += f->ninsns;
-        }
-        if (entries == 0)
-            fail_msg("%s has no .entry", path);
-        ptx_module_free(m);
-        n++;
+    unsigned *ninsns = ctx;
+    ptx_module *m;
+    diag_t d;
+    wl_status st = ptx_parse_file(path, &m, &d);
+    if (st != WL_OK) {
+        char b[2048];
+        diag_format(&d, b, sizeof b);
+        fail_msg("%s does not parse: %s", path, b);
     }
-    closedir(dp);
-    return n;
+    unsigned entries = 0;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const ptx_func *f = &m->funcs[i];
+        entries += f->is_entry;
+        for (uint32_t j = 0; j < f->ninsns; j++) {
+            char b[1024];
+            ptx_insn_format(m, f, j, b, sizeof b);
+            if (strchr(b, '?'))
+                fail_msg("%s: %s insn %u prints as '%s'", path, f->name, j, b);
+        }
+        *ninsns += f->ninsns;
+    }
+    if (entries == 0)
+        fail_msg("%s has no .entry", path);
+    ptx_module_free(m);
 }
 
 static void test_all_files_parse(void **state)
 {
     (void)state;
     unsigned ni = 0;
-    unsigned n = parse_dir("tests/data/ptx", &ni);
+    unsigned n = ptx_for_each_file("tests/data/ptx", parse_one, &ni);
     if (n < 4)
         fail_msg("only %u files in tests/data/ptx", n);
-    n += parse_dir("gpu/ptx", &ni);
+    n += ptx_for_each_file("gpu/ptx", parse_one, &ni);
     print_message("parsed %u files, %u instructions\n", n, ni);
     assert_true(ni > 1000);
 }

@@ -88,26 +88,11 @@ wl_status poom(pparse *p)
 
 
 /* ---------------- numbers ---------------- */
-int pnum_int(const char *s, size_t len, uint64_t *out)
+/* Digits in base 2/8/10/16; -1 on a bad digit or 64-bit overflow. */
+static int parse_digits(const char *s, size_t len, unsigned base, uint64_t *out)
 {
-    size_t i = 0;
-    unsigned base = 10;
-    if (len && (s[len - 1] == 'U' || s[len - 1] == 'u'))
-        len--; /* unsigned suffix */
-    if (len == 0)
-        return -1;
-    if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        base = 16;
-        i = 2;
-    } else if (len > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
-        base = 2;
-        i = 2;
-    } else if (len > 1 && s[0] == '0') {
-        base = 8;
-        i = 1;
-    }
     uint64_t v = 0;
-    for (; i < len; i++) {
+    for (size_t i = 0; i < len; i++) {
         unsigned c = (unsigned char)s[i], dv;
         if (c >= '0' && c <= '9')
             dv = c - '0';
@@ -127,6 +112,27 @@ int pnum_int(const char *s, size_t len, uint64_t *out)
     return 0;
 }
 
+int pnum_int(const char *s, size_t len, uint64_t *out)
+{
+    size_t i = 0;
+    unsigned base = 10;
+    if (len && (s[len - 1] == 'U' || s[len - 1] == 'u'))
+        len--; /* unsigned suffix */
+    if (len == 0)
+        return -1;
+    if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        i = 2;
+    } else if (len > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+        base = 2;
+        i = 2;
+    } else if (len > 1 && s[0] == '0') {
+        base = 8;
+        i = 1;
+    }
+    return parse_digits(s + i, len - i, base, out);
+}
+
 int pnum_float(const char *s, size_t len, uint64_t *bits, int *is_double)
 {
     if (len >= 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F' || s[1] == 'd' || s[1] == 'D')) {
@@ -134,21 +140,8 @@ int pnum_float(const char *s, size_t len, uint64_t *bits, int *is_double)
         size_t want = dbl ? 16 : 8;
         if (len != 2 + want)
             return -1;
-        uint64_t v = 0;
-        for (size_t i = 2; i < len; i++) {
-            unsigned c = (unsigned char)s[i];
-            unsigned dv;
-            if (c >= '0' && c <= '9')
-                dv = c - '0';
-            else if (c >= 'a' && c <= 'f')
-                dv = c - 'a' + 10;
-            else if (c >= 'A' && c <= 'F')
-                dv = c - 'A' + 10;
-            else
-                return -1;
-            v = v << 4 | dv;
-        }
-        *bits = v;
+        if (parse_digits(s + 2, want, 16, bits) < 0)
+            return -1;
         *is_double = dbl;
         return 0;
     }
