@@ -142,6 +142,124 @@ static const xop *addr_opnd(const xinsn *in, int *idx)
     return NULL;
 }
 
+/* Moves nv elements of esz bytes between lane l's registers and host memory h. */
+static inline void lane_move(uint64_t *regs, const xop *v, int l, uint8_t *h, uint32_t esz,
+                             uint32_t nv, int store, int sgn)
+{
+    for (uint32_t e = 0; e < nv; e++) {
+        int32_t slot = v->kind == XO_VEC ? v->vec[e] : v->slot;
+        int bits = v->kind == XO_VEC ? v->vbits[e] : v->bits;
+        if (slot < 0)
+            continue;
+        uint64_t *R = XR(regs, slot);
+        if (store) {
+            uint64_t x = R[l];
+            memcpy(h + e * esz, &x, esz);
+        } else {
+            uint64_t x = load_le(h + e * esz, esz);
+            if (sgn)
+                x = sem_sext(x, (int)esz * 8);
+            R[l] = bits >= 64 ? x : x & ((UINT64_C(1) << bits) - 1);
+        }
+    }
+}
+
+/* Fast path: when every active lane's access lies in one allocation / window and is aligned,
+ * translate once for the warp. Returns 0 when the per-lane path must decide (and report). */
+static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint64_t *regs,
+                     const xop *a, const xop *v, uint32_t esz, uint32_t nv, int store, int sgn,
+                     exec_step_info *out)
+{
+    const exec_prog *p = b->p;
+    xwarp *W = &b->w[warp];
+    uint64_t ad[32], lo = UINT64_MAX, hi = 0, orr = 0;
+    uint32_t size = esz * nv;
+    uint64_t base = (uint64_t)a->off + (a->base != XB_NONE ? W->frames[W->fp - 1].local_base : 0);
+    const uint64_t *R = a->slot >= 0 ? XR(regs, a->slot) : NULL;
+    for (int l = 0; l < 32; l++) {
+        ad[l] = base + (R ? R[l] : 0);
+        if ((m >> l) & 1) {
+            lo = ad[l] < lo ? ad[l] : lo;
+            hi = ad[l] > hi ? ad[l] : hi;
+            orr |= ad[l];
+        }
+    }
+    if (size > 1 && (orr & (size - 1)) != 0)
+        return 0;
+    int space = in->space;
+    uint64_t shift = 0;
+    if (space == XS_GENERIC) {
+        if (lo - EXEC_SHARED_WINDOW < EXEC_WINDOW_SIZE && hi - EXEC_SHARED_WINDOW < EXEC_WINDOW_SIZE) {
+            space = XS_SHARED;
+            shift = EXEC_SHARED_WINDOW;
+        } else if (lo - EXEC_LOCAL_WINDOW < EXEC_WINDOW_SIZE &&
+                   hi - EXEC_LOCAL_WINDOW < EXEC_WINDOW_SIZE) {
+            space = XS_LOCAL;
+            shift = EXEC_LOCAL_WINDOW;
+        } else if (hi < EXEC_SHARED_WINDOW || lo >= EXEC_LOCAL_WINDOW + EXEC_WINDOW_SIZE) {
+            space = XS_GLOBAL;
+        } else {
+            return 0;
+        }
+        lo -= shift;
+        hi -= shift;
+    }
+    if (hi - lo > (UINT64_C(1) << 40))
+        return 0;
+    uint8_t *h0;
+    size_t stride = 0; /* per-lane host offset (local memory) */
+    switch (space) {
+    case XS_GLOBAL:
+        h0 = devmem_translate(p->mem, lo, hi - lo + size);
+        break;
+    case XS_SHARED:
+        h0 = hi < p->smem_bytes && size <= p->smem_bytes - hi ? b->smem + lo : NULL;
+        break;
+    case XS_LOCAL:
+        h0 = hi < p->local_bytes && size <= p->local_bytes - hi ? W->local + lo : NULL;
+        stride = p->local_bytes;
+        break;
+    case XS_KPARAM:
+        h0 = !store && hi < p->params_size && size <= p->params_size - hi ? p->params + lo : NULL;
+        break;
+    default: return 0;
+    }
+    if (!h0)
+        return 0;
+    if (out) {
+        out->mem_space = (uint8_t)ptx_space_of(space);
+        out->mem_size = size;
+    }
+    if (nv == 1 && esz == 4 && v->kind == XO_SLOT && v->slot >= 0 && v->bits >= 32 && !sgn) {
+        uint64_t *D = XR(regs, v->slot);
+        for (int l = 0; l < 32; l++) {
+            if (!((m >> l) & 1))
+                continue;
+            uint8_t *h = h0 + (ad[l] - shift - lo) + stride * (size_t)l;
+            if (store) {
+                uint32_t x = (uint32_t)D[l];
+                memcpy(h, &x, 4);
+            } else {
+                uint32_t x;
+                memcpy(&x, h, 4);
+                D[l] = x;
+            }
+            if (out)
+                out->addr[l] = ad[l] - shift;
+        }
+        return 1;
+    }
+    for (int l = 0; l < 32; l++) {
+        if (!((m >> l) & 1))
+            continue;
+        lane_move(regs, v, l, h0 + (ad[l] - shift - lo) + stride * (size_t)l, esz, nv, store,
+                  sgn);
+        if (out)
+            out->addr[l] = ad[l] - shift;
+    }
+    return 1;
+}
+
 static wl_status do_ldst(exec_block *b, int warp, const xinsn *in, uint32_t m,
                          exec_step_info *out, diag_t *d)
 {
@@ -162,6 +280,8 @@ static wl_status do_ldst(exec_block *b, int warp, const xinsn *in, uint32_t m,
         out->mem_load = (uint8_t)!store;
         out->mem_store = (uint8_t)store;
     }
+    if (ldst_fast(b, warp, in, m, regs, a, v, esz, nv, store, sgn, out))
+        return WL_OK;
     wl_status st = WL_OK;
     for (int l = 0; l < 32; l++) {
         if (!((m >> l) & 1))
@@ -172,22 +292,7 @@ static wl_status do_ldst(exec_block *b, int warp, const xinsn *in, uint32_t m,
         if (!h)
             return st;
         note(out, l, addr, space, esz * nv);
-        for (uint32_t e = 0; e < nv; e++) {
-            int32_t slot = v->kind == XO_VEC ? v->vec[e] : v->slot;
-            int bits = v->kind == XO_VEC ? v->vbits[e] : v->bits;
-            if (slot < 0)
-                continue;
-            uint64_t *R = XR(regs, slot);
-            if (store) {
-                uint64_t x = R[l];
-                memcpy(h + e * esz, &x, esz);
-            } else {
-                uint64_t x = load_le(h + e * esz, esz);
-                if (sgn)
-                    x = sem_sext(x, (int)esz * 8);
-                R[l] = bits >= 64 ? x : x & ((UINT64_C(1) << bits) - 1);
-            }
-        }
+        lane_move(regs, v, l, h, esz, nv, store, sgn);
     }
     return WL_OK;
 }
