@@ -115,6 +115,122 @@ static void test_all_files_parse(void **state)
     assert_true(ni > 1000);
 }
 
+/* ---- printing round trip: replace every instruction of a real file by its
+ * printed form, parse again, and compare the decoded fields ---- */
+typedef struct {
+    size_t start, end; /* bytes [start, end] replaced (end is the ';') */
+    char text[1024];
+} rt_edit;
+
+static int cmp_edit(const void *a, const void *b)
+{
+    const rt_edit *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void same_insn(const char *path, const ptx_func *f1, const ptx_func *f2, uint32_t i,
+                      const char *text)
+{
+    const ptx_insn *a = &f1->insns[i], *b = &f2->insns[i];
+    /* cache-eviction hints are accepted and dropped; they are not printed */
+    uint32_t fa = a->flags & ~(uint32_t)PTX_F_LEVEL_EVICT, fb = b->flags & ~(uint32_t)PTX_F_LEVEL_EVICT;
+    if (a->op != b->op || memcmp(a->type, b->type, 3) || a->cmp != b->cmp ||
+        a->boolop != b->boolop || a->round != b->round || a->mul != b->mul ||
+        a->space != b->space || a->cache != b->cache || a->vec != b->vec || a->mode != b->mode ||
+        a->aop != b->aop || a->sem != b->sem || a->scope != b->scope || fa != fb ||
+        a->guard != b->guard || a->guard_neg != b->guard_neg || a->nops != b->nops ||
+        a->nret != b->nret || a->target != b->target)
+        fail_msg("%s %s insn %u: fields differ after printing as '%s'", path, f1->name, i, text);
+    for (unsigned k = 0; k < a->nops; k++)
+        if (memcmp(&f1->ops[a->op0 + k], &f2->ops[b->op0 + k], sizeof(ptx_operand)) != 0)
+            fail_msg("%s %s insn %u: operand %u differs after printing as '%s'", path, f1->name,
+                     i, k, text);
+}
+
+static void roundtrip_one(const char *path, void *ctx)
+{
+    unsigned *count = ctx;
+    size_t len;
+    char *src = tu_read_file(path, &len);
+    assert_non_null(src);
+    ptx_module *m1, *m2;
+    diag_t d;
+    assert_int_equal(ptx_parse_string(src, len, path, &m1, &d), WL_OK);
+    size_t nlines = 1;
+    for (size_t i = 0; i < len; i++)
+        nlines += src[i] == '\n';
+    size_t *ls = malloc((nlines + 1) * sizeof(size_t)), ne = 0, cap = 0;
+    size_t l = 1;
+    ls[1] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (src[i] == '\n')
+            ls[++l] = i + 1;
+    for (uint32_t fi = 0; fi < m1->nfuncs; fi++)
+        cap += m1->funcs[fi].ninsns;
+    rt_edit *ed = calloc(cap ? cap : 1, sizeof(rt_edit));
+    for (uint32_t fi = 0; fi < m1->nfuncs; fi++) {
+        const ptx_func *f = &m1->funcs[fi];
+        for (uint32_t i = 0; i < f->ninsns; i++) {
+            rt_edit *e = &ed[ne++];
+            size_t st = ls[f->insns[i].line] + f->insns[i].col - 1;
+            if (f->insns[i].guard >= 0) /* the printed form starts at the guard */
+                while (st > 0 && src[st] != '@')
+                    st--;
+            size_t en = st;
+            while (en < len && src[en] != ';')
+                en++;
+            e->start = st;
+            e->end = en;
+            ptx_insn_format(m1, f, i, e->text, sizeof e->text);
+        }
+    }
+    qsort(ed, ne, sizeof *ed, cmp_edit);
+    size_t outcap = len + ne * 1024 + 1, o = 0, pos = 0;
+    char *out = malloc(outcap);
+    for (size_t k = 0; k < ne; k++) {
+        memcpy(out + o, src + pos, ed[k].start - pos);
+        o += ed[k].start - pos;
+        size_t tl = strlen(ed[k].text);
+        memcpy(out + o, ed[k].text, tl);
+        o += tl;
+        pos = ed[k].end + 1;
+    }
+    memcpy(out + o, src + pos, len - pos);
+    o += len - pos;
+    if (ptx_parse_string(out, o, path, &m2, &d) != WL_OK) {
+        char b[2048];
+        diag_format(&d, b, sizeof b);
+        fail_msg("%s: printed form does not parse: %s", path, b);
+    }
+    assert_int_equal(m2->nfuncs, m1->nfuncs);
+    for (uint32_t fi = 0; fi < m1->nfuncs; fi++) {
+        const ptx_func *f1 = &m1->funcs[fi], *f2 = &m2->funcs[fi];
+        assert_int_equal(f1->ninsns, f2->ninsns);
+        for (uint32_t i = 0; i < f1->ninsns; i++) {
+            char text[1024];
+            ptx_insn_format(m1, f1, i, text, sizeof text);
+            same_insn(path, f1, f2, i, text);
+        }
+        *count += f1->ninsns;
+    }
+    ptx_module_free(m1);
+    ptx_module_free(m2);
+    free(out);
+    free(ed);
+    free(ls);
+    free(src);
+}
+
+static void test_format_roundtrip(void **state)
+{
+    (void)state;
+    unsigned n = 0;
+    ptx_for_each_file("tests/data/ptx", roundtrip_one, &n);
+    ptx_for_each_file("gpu/ptx", roundtrip_one, &n);
+    print_message("%u instructions printed and parsed back identically\n", n);
+    assert_true(n > 1000);
+}
+
 /* ---- module header, params, directives, variables ---- */
 static void test_module_header(void **state)
 {
@@ -633,6 +749,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_files_parse),
+        cmocka_unit_test(test_format_roundtrip),
         cmocka_unit_test(test_module_header),
         cmocka_unit_test(test_variables_and_smem),
         cmocka_unit_test(test_registers),
