@@ -363,6 +363,14 @@ static int simulate(viz_opts *o, const viz_host *host, char *trace, size_t cap)
     o->run_argv[o->nrun++] = trace;
     o->run_argv[o->nrun] = NULL;
     int st = host->run(o->nrun, o->run_argv);
+    FILE *f = st ? NULL : fopen(trace, "rb");
+    if (!st && (!f || fgetc(f) == EOF)) {
+        fprintf(stderr, "warplab view: error: `warplab run` wrote no trace for %s (this build's "
+                        "run cannot trace yet)\n", o->input);
+        st = 1;
+    }
+    if (f)
+        fclose(f);
     if (st != 0)
         unlink(trace);
     return st;

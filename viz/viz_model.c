@@ -204,6 +204,17 @@ static int cmp_block(const void *a, const void *b)
     return c ? c : (x->id < y->id ? -1 : x->id > y->id);
 }
 
+/* The trace reader already sorts in this order: check in one pass before paying for qsort. */
+static void sort_if_needed(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    const char *p = base;
+    for (size_t i = 1; i < n; i++)
+        if (cmp(p + (i - 1) * size, p + i * size) > 0) {
+            qsort(base, n, size, cmp);
+            return;
+        }
+}
+
 /* ---- blocks: lanes and waves -------------------------------------------------------------- */
 
 /* Gives every block (sorted by start) the lowest lane of its SM free at its start; returns the
@@ -412,10 +423,10 @@ static wl_status build_totals(viz_model *m, diag_t *d)
 
 wl_status viz_model_finish(viz_model *m, uint64_t total_cycles, diag_t *d)
 {
-    qsort(m->ivs, m->nivs, sizeof *m->ivs, cmp_iv);
-    qsort(m->issues, m->nissues, sizeof *m->issues, cmp_issue);
-    qsort(m->warps, m->nwarps, sizeof *m->warps, cmp_warp);
-    qsort(m->blocks, m->nblocks, sizeof *m->blocks, cmp_block);
+    sort_if_needed(m->ivs, m->nivs, sizeof *m->ivs, cmp_iv);
+    sort_if_needed(m->issues, m->nissues, sizeof *m->issues, cmp_issue);
+    sort_if_needed(m->warps, m->nwarps, sizeof *m->warps, cmp_warp);
+    sort_if_needed(m->blocks, m->nblocks, sizeof *m->blocks, cmp_block);
     uint64_t end = 0;
     for (size_t i = 0; i < m->nivs; i++)
         end = m->ivs[i].t1 > end ? m->ivs[i].t1 : end;

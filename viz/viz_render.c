@@ -158,6 +158,42 @@ static void toolbar(const viz_draw *d)
         vr_text(d, L->toolbar.w - L->pad, L->pad * 2, t, VIZ_C_DIM, VIZ_TEXT_RIGHT | VIZ_TEXT_SMALL);
 }
 
+/* Draws text word-wrapped into width w (CJK text may break between any two characters). */
+static void wrap_text(const viz_draw *d, int x, int y, int w, const char *text)
+{
+    char line[512];
+    size_t n = 0, last_space = 0;
+    int lh = viz_font_height(d->f, VIZ_TEXT_SMALL);
+    for (const char *p = text; *p;) {
+        unsigned char c = (unsigned char)*p; /* k: bytes of this UTF-8 character */
+        size_t k = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+        if (n + k + 1 >= sizeof line)
+            break;
+        memcpy(line + n, p, k);
+        line[n + k] = 0;
+        if (viz_font_width(d->f, line, VIZ_TEXT_SMALL) > w && n > 0) {
+            /* break at the last space if there is one, else before this character */
+            line[n] = 0; /* this character goes to the next line */
+            size_t cut = last_space ? last_space : n;
+            line[cut] = 0;
+            vr_text(d, x, y, line, VIZ_C_DIM, VIZ_TEXT_SMALL);
+            y += lh;
+            const char *rest = last_space ? line + cut + 1 : line + cut;
+            size_t rn = last_space ? strlen(rest) : 0;
+            memmove(line, rest, rn);
+            n = rn;
+            last_space = 0;
+            continue; /* retry this character on the new line */
+        }
+        if (*p == ' ')
+            last_space = n;
+        n += k;
+        p += k;
+    }
+    line[n] = 0;
+    vr_text(d, x, y, line, VIZ_C_DIM, VIZ_TEXT_SMALL);
+}
+
 /* Legend: each reason's colour, name and share of the kernel's warp-cycles. */
 static void legend_reasons(const viz_draw *d, int y)
 {
@@ -187,6 +223,18 @@ static void legend_reasons(const viz_draw *d, int y)
         vr_text(d, x + sw + L->pad, y, "dark top: idle lanes", VIZ_C_DIM, VIZ_TEXT_SMALL);
         y += lh;
         vr_text(d, x + sw + L->pad, y, "(divergence)", VIZ_C_DIM, VIZ_TEXT_SMALL);
+        y += lh;
+    }
+    /* what the hovered (or filtered) reason means, in the chosen language */
+    viz_hover h;
+    viz_render_hover(d->c, d->s, d->s->mouse_x, d->s->mouse_y, &h);
+    int r = h.valid && h.reason >= 0 ? h.reason : d->s->reason_filter;
+    if (r >= 0) {
+        y += L->pad;
+        vr_fill(d, x, y + 2, sw, sw - 2, viz_palette_reason(r));
+        vr_text(d, x + sw + L->pad, y, stall_name(r), VIZ_C_TEXT, VIZ_TEXT_SMALL | VIZ_TEXT_BOLD);
+        y += lh;
+        wrap_text(d, x, y, L->legend.w - 2 * L->pad, stall_describe(r, d->c->lang));
     }
 }
 
