@@ -561,6 +561,10 @@ static void test_decode_call(void **state)
             ".func (.param .b32 func_retval0) add1(.param .b32 add1_param_0)\n{\n"
             ".reg .b32 %r<3>;\nld.param.u32 %r1, [add1_param_0];\nadd.s32 %r2, %r1, 1;\n"
             "st.param.b32 [func_retval0+0], %r2;\nret;\n}\n");
+    /* arity must match the callee's signature */
+    const char *bad = HDR ".func (.param .b32 r) f(.param .b32 a);\n"
+                          ".visible .entry k()\n{\n.param .b32 x;\ncall.uni f, (x);\nret;\n}\n";
+    parse_err(bad, strlen(bad), WL_EUSAGE, 8, 10, "0 return value(s) and 1 argument(s); it has 1 and 1");
     const ptx_func *k = ptx_find_func(m, "k");
     int callee = ptx_find_func_index(m, "add1");
     assert_int_equal(m->nfuncs, 2);

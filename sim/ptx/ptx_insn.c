@@ -666,8 +666,11 @@ static wl_status parse_call(pparse *p, ptx_insn *in)
             return perr(p, &p->tok, WL_EUNSUPPORTED,
                         "unsupported: call with a prototype or target list");
     }
-    if (nret > 4096)
-        return perr(p, &ct, WL_EUSAGE, "too many return values");
+    const ptx_func *callee = &PVEC_AT(p->funcs, ptx_func, in->target);
+    if (nret != callee->nrets || n != callee->nparams)
+        return perr(p, &ct, WL_EUSAGE,
+                    "call to '%s' with %u return value(s) and %u argument(s); it has %u and %u",
+                    callee->name, nret, n, callee->nrets, callee->nparams);
     in->nret = (uint16_t)nret;
     in->nops = (uint8_t)(nret + n > 255 ? 255 : nret + n);
     if (nret + n > 255)

@@ -314,6 +314,13 @@ static wl_status parse_function(pparse *p, int linkage)
     f.nrets = (uint32_t)p->rets.n;
     if (fail)
         return poom(p);
+    {   /* the signature is visible to calls in the body (recursion) */
+        ptx_func *df = &PVEC_AT(p->funcs, ptx_func, idx);
+        df->params = f.params;
+        df->nparams = f.nparams;
+        df->rets = f.rets;
+        df->nrets = f.nrets;
+    }
     p->cur = &f;
     wl_status st = parse_body(p);
     if (st == WL_OK)
@@ -421,6 +428,10 @@ static wl_status parse_module(pparse *p, ptx_module *m)
         }
         if (plex_word_is(t, ".section")) {
             TRY(pdecl_skip_section(p));
+            continue;
+        }
+        if (plex_word_is(t, ".loc")) { /* between functions: no instruction to attach it to */
+            TRY(pdecl_loc(p));
             continue;
         }
         if (plex_word_is(t, ".pragma")) {
