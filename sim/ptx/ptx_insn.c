@@ -16,7 +16,7 @@ static const char *const unsupported_ops[] = {
     "vabsdiff", "vabsdiff2", "vabsdiff4", "vadd", "vadd2", "vadd4", "vsub", "vsub2", "vsub4",
     "vmad", "vmax", "vmax2", "vmax4", "vmin", "vmin2", "vmin4", "vset", "vset2", "vset4", "vshl",
     "vshr", "vavrg2", "vavrg4", "brx", "st.async", "red.async", "st.bulk", "barrier.cluster",
-    "prefetch.tensormap", "cvt.pack.sat.s8", "ld.weak.shared::cluster", "nanosleep.sync",
+    "prefetch.tensormap",
 };
 
 /* Does word w (length n) start with name s followed by '.' or the end? */
