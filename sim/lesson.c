@@ -130,6 +130,8 @@ typedef struct {
     size_t len, pos;
     int line;          /* line of the text inih is parsing now */
     int indented;      /* that line starts with a blank (a continuation) */
+    int header;        /* a [section] line was read since the last key */
+    int header_line;   /* its line */
     int too_long;      /* line number of an over-long line, or 0 */
     int nul;           /* line number holding a NUL byte, or 0 */
 } reader_ctx;
@@ -141,6 +143,13 @@ static char *reader(char *str, int num, void *stream)
         return NULL;
     r->line++;
     r->indented = r->text[r->pos] == ' ' || r->text[r->pos] == '\t';
+    size_t k = r->pos;
+    while (k < r->len && (r->text[k] == ' ' || r->text[k] == '\t'))
+        k++;
+    if (k < r->len && r->text[k] == '[') {
+        r->header = 1; /* a section starts here, even if it repeats the previous name */
+        r->header_line = r->line;
+    }
     size_t n = 0;
     while (r->pos < r->len) {
         char ch = r->text[r->pos++];
@@ -174,6 +183,7 @@ typedef struct {
     char seen[32][64];        /* keys seen in the current section */
     int nseen;
     int has_lesson;
+    int err_line;             /* when set, errors name this line instead of the current one */
 } parse_ctx;
 
 static int perr(parse_ctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -182,7 +192,8 @@ static int perr(parse_ctx *p, const char *fmt, ...)
     if (p->st == WL_OK) {
         va_list ap;
         va_start(ap, fmt);
-        p->st = diag_vset(p->d, WL_EUSAGE, p->l->path, p->rd->line, 0, fmt, ap);
+        p->st = diag_vset(p->d, WL_EUSAGE, p->l->path, p->err_line ? p->err_line : p->rd->line,
+                          0, fmt, ap);
         va_end(ap);
     }
     return 0;
@@ -371,6 +382,7 @@ static int set_occ(parse_ctx *p, lesson_occ *o, const char *k, const char *value
 static int set_check(parse_ctx *p, lesson_check *c, const char *k, const char *value, int append)
 {
     if (!strcmp(k, "expect")) {
+        c->line = p->rd->line; /* later errors about the claim point at it */
         if (append)
             return perr(p, "a claim must fit on one line");
         return lesson_expr_parse(value, p->l->path, p->rd->line, &c->x, p->d) == WL_OK
@@ -415,8 +427,14 @@ static int handler(void *user, const char *section, const char *name, const char
     parse_ctx *p = user;
     if (p->st != WL_OK)
         return 0;
-    if (strcmp(section, p->cur_section) && !new_section(p, section))
-        return 0;
+    if (p->rd->header || strcmp(section, p->cur_section)) {
+        p->rd->header = 0;
+        p->err_line = p->rd->header_line; /* section errors name the [section] line */
+        int ok = new_section(p, section);
+        p->err_line = 0;
+        if (!ok)
+            return 0;
+    }
     int append = p->rd->indented && !strcmp(name, p->last_key);
     if (!append) {
         for (int i = 0; i < p->nseen; i++)
@@ -547,7 +565,7 @@ wl_status lesson_parse(const char *text, size_t len, const char *path, lesson_t 
     snprintf(out->path, sizeof out->path, "%s", path);
     snprintf(out->arch, sizeof out->arch, "h200");
     snprintf(out->view_kind, sizeof out->view_kind, "sm");
-    reader_ctx rd = {text, len, 0, 0, 0, 0, 0};
+    reader_ctx rd = {text, len, 0, 0, 0, 0, 0, 0, 0};
     parse_ctx p;
     memset(&p, 0, sizeof p);
     p.l = out;

@@ -390,8 +390,8 @@ void lexp_measured(const lexp_result *e, const char *key, lesson_value *v)
     const cJSON *j = json_path(e->measured, !strcmp(key, "time_us") ? "timing.median_us" : key);
     if (j)
         json_value(j, v);
-    else
-        v->kind = LESSON_V_MISSING;
+    if (v->kind == LESSON_V_MISSING) /* e.g. ncu.* where Nsight Compute was not available */
+        v->kind = LESSON_V_NULL;
 }
 
 void lexp_run_metric(const lexp_result *e, const char *key, lesson_value *v)
