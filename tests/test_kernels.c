@@ -6,6 +6,9 @@
  *   every case's PTX file has its `.entry`.
  * - Bad case lines give FILE:LINE:COL errors; a reference refuses launches that would take its
  *   kernel out of bounds; cases_compare finds and describes mismatches.
+ * - Measured results (gpu/measured/h200/NAME.json, written by gpu/harness) describe exactly the
+ *   launch of the case of that name in gpu/cases.txt, and say the GPU computed the right result:
+ *   a case changed after its measurement makes this fail (skipped while nothing is measured).
  * - One test per case of gpu/cases-sim.txt: `warplab run PTX --kernel .. --grid .. --block ..
  *   [--smem ..] --arg .. --dump DIR`, then each --check'ed DIR/argN.bin is compared with the CPU
  *   reference computed from the same initial buffers (argspec_fill). These fail until the
@@ -16,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <cJSON.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +182,79 @@ static void test_compare_reports_mismatch(void **state)
     assert_int_equal(cases_compare(&c, &c.checks[1], wu, wu, msg, sizeof msg), 0);
 }
 
+/* One measured file against its case; returns a message or NULL. */
+static const char *measured_mismatch(const cases_case *c, const cJSON *j, char *buf, size_t n)
+{
+    const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(j, "kernel");
+    const cJSON *smem = cJSON_GetObjectItemCaseSensitive(j, "smem");
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(j, "args");
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
+    const cJSON *correct = cJSON_GetObjectItemCaseSensitive(j, "correct");
+    if (!cJSON_IsString(kernel) || strcmp(kernel->valuestring, c->kernel) != 0)
+        return "kernel differs";
+    const char *keys[2] = {"grid", "block"};
+    const unsigned *dims[2] = {c->grid, c->block};
+    for (int k = 0; k < 2; ++k) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, keys[k]);
+        if (cJSON_GetArraySize(a) != 3)
+            return "grid/block missing";
+        for (int i = 0; i < 3; ++i)
+            if (cJSON_GetArrayItem(a, i)->valuedouble != (double)dims[k][i])
+                return k ? "block differs" : "grid differs";
+    }
+    if (!cJSON_IsNumber(smem) || smem->valuedouble != (double)c->smem)
+        return "smem differs";
+    if (cJSON_GetArraySize(args) != c->nargs)
+        return "number of args differs";
+    for (int i = 0; i < c->nargs; ++i) {
+        const cJSON *a = cJSON_GetArrayItem(args, i);
+        if (!cJSON_IsString(a) || strcmp(a->valuestring, c->argtext[i]) != 0) {
+            snprintf(buf, n, "arg %d was '%s', the case now says '%s'", i,
+                     cJSON_IsString(a) ? a->valuestring : "?", c->argtext[i]);
+            return buf;
+        }
+    }
+    if (!cJSON_IsString(status) || strcmp(status->valuestring, "ok") != 0) {
+        snprintf(buf, n, "status '%s'", cJSON_IsString(status) ? status->valuestring : "?");
+        return buf;
+    }
+    if (!cJSON_IsTrue(correct))
+        return "the GPU's result did not match the CPU reference";
+    return NULL;
+}
+
+static void test_measured_match_cases(void **state)
+{
+    (void)state;
+    cases_list full;
+    load_or_fail("gpu/cases.txt", &full);
+    int measured = 0;
+    char failures[2048] = "";
+    for (int i = 0; i < full.n; ++i) {
+        char rel[256], buf[512];
+        snprintf(rel, sizeof rel, "gpu/measured/h200/%s.json", full.v[i].name);
+        char *text = tu_read_file(tu_path(rel), NULL);
+        if (!text)
+            continue;
+        ++measured;
+        cJSON *j = cJSON_Parse(text);
+        const char *why = j ? measured_mismatch(&full.v[i], j, buf, sizeof buf) : "not JSON";
+        if (why) {
+            size_t len = strlen(failures);
+            snprintf(failures + len, sizeof failures - len, "%s: %s; ", rel, why);
+        }
+        cJSON_Delete(j);
+        free(text);
+    }
+    cases_free(&full);
+    if (failures[0])
+        fail_msg("%s(re-measure with gpu/harness/measure.sh)", failures);
+    if (measured == 0) {
+        printf("no gpu/measured/h200/<case>.json yet\n");
+        skip();
+    }
+}
+
 /* ---- the simulator against the references, one cmocka test per case ---- */
 
 static void remove_dir(const char *dir)
@@ -275,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_case_line_errors),
         cmocka_unit_test(test_reference_refuses_bad_launch),
         cmocka_unit_test(test_compare_reports_mismatch),
+        cmocka_unit_test(test_measured_match_cases),
     };
     int failed = cmocka_run_group_tests_name("kernels", fixed, NULL, NULL);
 
