@@ -326,7 +326,7 @@ static int poly_ref(int x, int k, int *scratch)
     int acc = 0;
     for (int j = 0; j < k; j++) {
         scratch[j & 7] = acc;
-        acc = acc * x + j + scratch[(j * 3) & 7];
+        acc = (int)((unsigned)acc * (unsigned)x + (unsigned)j + (unsigned)scratch[(j * 3) & 7]);
     }
     return acc;
 }
