@@ -235,9 +235,10 @@ typedef enum {
 /* ------------------------------------------------------------------------- */
 typedef enum {
     PTX_OPND_NONE = 0,
-    PTX_OPND_REG,   /* reg: virtual-register index; neg: `!%p` */
-    PTX_OPND_IMM,   /* imm: integer bits (sign-extended to 64 bits when negative) */
-    PTX_OPND_FIMM,  /* imm: IEEE bits; type PTX_T_F32 (0f........, low 32 bits) or PTX_T_F64 */
+    PTX_OPND_REG,   /* reg: virtual-register index (PTX_NONE: the sink `_`, result dropped);
+                       neg: `!%p` */
+    PTX_OPND_IMM,   /* imm: integer value (sign-extended to 64 bits when negative) */
+    PTX_OPND_FIMM,  /* imm: IEEE bits of a float literal (0f/0d/decimal) */
     PTX_OPND_SREG,  /* sreg: ptx_sreg id */
     PTX_OPND_ADDR,  /* [base + off]: see below */
     PTX_OPND_SYM,   /* address of a variable (or function) used as a value */
@@ -263,8 +264,15 @@ typedef enum {
  * space: the symbol's state space when sym >= 0 (so the executor needs no lookup);
  *        otherwise PTX_SPACE_NONE (the instruction's space field tells ld/st
  *        which space the register address is in).
- * For IMM/FIMM `type` is the instruction's operand type (so 1.0 for an .f64 op is
- * PTX_T_F64 bits); for REG it is the register's declared type. */
+ * IMM/FIMM: `type` is the type this operand position has in the instruction
+ * (cvt's source type, u32 for shift amounts, pred for setp's c, ...) and `imm`
+ * always holds the bits to use at that type's width: an integer literal in an
+ * .f32/.f64 position becomes FIMM with the value's IEEE bits (`add.f32 d, a, 1`
+ * stores 0x3F800000), an 0f literal in an .f64 position is widened to f64 bits,
+ * an 0f literal in a .b32 position keeps its raw bits.
+ * REG: `type` is the register's declared type. VEC: the instruction's type[0].
+ * SYM of a variable: its address in its own space (a .shared variable's value is
+ * its offset in the CTA's shared window, see ptx_func.smem_off). */
 typedef struct ptx_operand {
     uint8_t kind;    /* ptx_opnd_kind */
     uint8_t type;    /* ptx_type */
