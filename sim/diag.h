@@ -11,6 +11,14 @@
 
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+
+#endif
+
 /* Exit statuses of the command-line contract (../shared/DESIGN.md). */
 typedef enum {
     WL_OK = 0,
@@ -39,5 +47,9 @@ wl_status diag_vset(diag_t *d, wl_status status, const char *file, int line, int
 
 /* Writes "file:line:col: error: msg" (parts present only) into buf. */
 void diag_format(const diag_t *d, char *buf, unsigned long size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
