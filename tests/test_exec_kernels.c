@@ -758,6 +758,131 @@ static void test_unsupported_at_run_time(void **state)
     kt_close(&t);
 }
 
+/* Instruction modifiers through the decoder: rounding, .ftz, .sat, cvt forms, f16, predicates. */
+static const char mods_ptx[] = HDR
+    ".visible .entry mods(.param .u64 out, .param .f32 one, .param .f32 tiny, .param .f32 sub,\n"
+    "                     .param .f64 dthird, .param .s32 neg)\n{\n"
+    ".reg .pred %p<4>;\n.reg .b16 %h<3>;\n.reg .b32 %r<40>;\n.reg .f32 %f<20>;\n"
+    ".reg .b64 %rd<6>;\n.reg .f64 %fd<4>;\n"
+    "ld.param.u64 %rd1, [out];\nld.param.f32 %f1, [one];\nld.param.f32 %f2, [tiny];\n"
+    "ld.param.f32 %f3, [sub];\nld.param.f64 %fd1, [dthird];\nld.param.s32 %r1, [neg];\n"
+    "add.rn.f32 %f4, %f1, %f2;\nst.global.f32 [%rd1+0], %f4;\n"      /* 1 + 2^-24: tie -> 1 */
+    "add.rp.f32 %f5, %f1, %f2;\nst.global.f32 [%rd1+4], %f5;\n"      /* next float up */
+    "add.ftz.f32 %f6, %f3, %f3;\nst.global.f32 [%rd1+8], %f6;\n"     /* subnormal in: 0 */
+    "add.f32 %f7, %f3, %f3;\nst.global.f32 [%rd1+12], %f7;\n"        /* kept: 2*sub */
+    "mul.sat.f32 %f8, %f1, 0f40400000;\nst.global.f32 [%rd1+16], %f8;\n" /* 3 -> 1.0 */
+    "sub.sat.f32 %f9, %f2, %f1;\nst.global.f32 [%rd1+20], %f9;\n"    /* negative -> 0 */
+    "cvt.rn.f32.f64 %f10, %fd1;\nst.global.f32 [%rd1+24], %f10;\n"
+    "cvt.rz.f32.f64 %f11, %fd1;\nst.global.f32 [%rd1+28], %f11;\n"
+    "cvt.rni.s32.f32 %r2, 0f40200000;\nst.global.u32 [%rd1+32], %r2;\n" /* 2.5 -> 2 */
+    "cvt.rmi.s32.f32 %r3, 0fC0200000;\nst.global.u32 [%rd1+36], %r3;\n" /* -2.5 -> -3 */
+    "cvt.rzi.u8.f32 %r4, 0f43960000;\nst.global.u32 [%rd1+40], %r4;\n"  /* 300 -> 255 */
+    "cvt.sat.u8.s32 %r5, %r1;\nst.global.u32 [%rd1+44], %r5;\n"        /* -5 -> 0 */
+    "cvt.s64.s32 %rd2, %r1;\nst.global.u64 [%rd1+48], %rd2;\n"         /* sign extension */
+    "cvt.rn.f16.f32 %h1, %f10;\ncvt.u32.u16 %r6, %h1;\nst.global.u32 [%rd1+56], %r6;\n"
+    "cvt.f32.f16 %f12, %h1;\nst.global.f32 [%rd1+60], %f12;\n"
+    "setp.ltu.f32 %p1, %f1, 0f7FC00000;\nselp.u32 %r7, 1, 0, %p1;\nst.global.u32 [%rd1+64], %r7;\n"
+    "setp.lt.f32 %p2, %f1, 0f7FC00000;\nselp.u32 %r8, 1, 0, %p2;\nst.global.u32 [%rd1+68], %r8;\n"
+    "setp.gt.s32.and %p3|%p2, %r1, -10, %p1;\nselp.u32 %r9, 1, 0, %p3;\nselp.u32 %r10, 2, 0, %p2;\n"
+    "add.u32 %r9, %r9, %r10;\nst.global.u32 [%rd1+72], %r9;\n"       /* p=1, q=0 -> 1 */
+    "shl.b32 %r11, %r1, 33;\nst.global.u32 [%rd1+76], %r11;\n"         /* >= width: 0 */
+    "shr.s32 %r12, %r1, 40;\nst.global.u32 [%rd1+80], %r12;\n"         /* sign fill */
+    "div.u32 %r13, 7, 0;\nst.global.u32 [%rd1+84], %r13;\n"
+    "rem.s32 %r14, %r1, 3;\nst.global.u32 [%rd1+88], %r14;\n"          /* -5 % 3 = -2 */
+    "mul.hi.s32 %r15, %r1, 1073741824;\nst.global.u32 [%rd1+92], %r15;\n" /* -5*2^30 >> 32 */
+    "mul.wide.s32 %rd3, %r1, 1000000;\nst.global.u64 [%rd1+96], %rd3;\n"
+    "add.cc.u32 %r16, -1, 2;\naddc.u32 %r17, 10, 20;\nst.global.u32 [%rd1+104], %r17;\n" /* 31 */
+    "min.s32 %r18, %r1, 3;\nst.global.u32 [%rd1+108], %r18;\n"
+    "max.u32 %r19, %r1, 3;\nst.global.u32 [%rd1+112], %r19;\n"
+    "abs.s32 %r20, %r1;\nst.global.u32 [%rd1+116], %r20;\n"
+    "neg.f32 %f13, %f1;\nst.global.f32 [%rd1+120], %f13;\n"
+    "div.rz.f64 %fd2, 0d3FF0000000000000, 0d4008000000000000;\nst.global.f64 [%rd1+128], %fd2;\n"
+    "fma.rn.f64 %fd3, %fd1, 0d4008000000000000, 0dBFF0000000000000;\nst.global.f64 [%rd1+136], %fd3;\n"
+    "testp.subnormal.f32 %p1, %f3;\nselp.u32 %r21, 1, 0, %p1;\nst.global.u32 [%rd1+144], %r21;\n"
+    "copysign.f32 %f14, %f13, %f1;\nst.global.f32 [%rd1+148], %f14;\n" /* |1| with sign of -1 */
+    "bfe.s32 %r22, 0xF000, 12, 4;\nst.global.u32 [%rd1+152], %r22;\n"
+    "prmt.b32 %r23, 0x33221100, 0x77665544, 0x1234;\nst.global.u32 [%rd1+156], %r23;\n"
+    "lop3.b32 %r24, 12, 10, 9, 0x96;\nst.global.u32 [%rd1+160], %r24;\n"
+    "add.sat.s32 %r25, 2147483647, 1;\nst.global.u32 [%rd1+164], %r25;\n"
+    "cvt.rn.bf16.f32 %h2, %f10;\ncvt.u32.u16 %r26, %h2;\nst.global.u32 [%rd1+168], %r26;\n"
+    "ex2.approx.ftz.f32 %f15, 0f41200000;\nst.global.f32 [%rd1+172], %f15;\n"
+    "rcp.rn.f32 %f16, 0f40400000;\nst.global.f32 [%rd1+176], %f16;\n"
+    "sqrt.rp.f32 %f17, 0f40000000;\nst.global.f32 [%rd1+180], %f17;\n"
+    "ret;\n}\n";
+
+static void test_modifiers(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, mods_ptx, "mods");
+    uint8_t out[184];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    kt_argf(&t, 1, 1.0f);
+    kt_argf(&t, 2, ldexpf(1, -24));
+    kt_argf(&t, 3, ldexpf(1, -130));
+    double third = 1.0 / 3.0;
+    uint64_t tb;
+    memcpy(&tb, &third, 8);
+    kt_arg(&t, 4, tb);
+    kt_arg(&t, 5, (uint32_t)-5);
+    RUN_OK(kt_run(&t, 1, 1, 0));
+    kt_get(&t, d, out, sizeof out);
+    struct { int off, size; uint64_t want; const char *what; } c[] = {
+        {0, 4, 0x3f800000, "add.rn tie"}, {4, 4, 0x3f800001, "add.rp"},
+        {8, 4, 0, "add.ftz subnormal"}, {12, 4, 0x00100000, "add subnormal kept"},
+        {16, 4, 0x3f800000, "mul.sat"}, {20, 4, 0, "sub.sat"},
+        {24, 4, 0x3eaaaaab, "cvt.rn.f32.f64"}, {28, 4, 0x3eaaaaaa, "cvt.rz.f32.f64"},
+        {32, 4, 2, "cvt.rni"}, {36, 4, 0xfffffffd, "cvt.rmi"}, {40, 4, 255, "cvt.rzi.u8 sat"},
+        {44, 4, 0, "cvt.sat.u8.s32"}, {48, 8, 0xfffffffffffffffbull, "cvt.s64.s32"},
+        {56, 4, 0x3555, "cvt.rn.f16"}, {60, 4, 0x3eaaa000, "cvt.f32.f16"},
+        {64, 4, 1, "setp.ltu NaN"}, {68, 4, 0, "setp.lt NaN"}, {72, 4, 1, "setp.and p|q"},
+        {76, 4, 0, "shl >= width"}, {80, 4, 0xffffffff, "shr.s >= width"},
+        {84, 4, 0xffffffff, "div.u32 by 0"}, {88, 4, 0xfffffffe, "rem.s32"},
+        {92, 4, 0xfffffffe, "mul.hi.s32"}, {96, 8, (uint64_t)-5000000ll, "mul.wide.s32"},
+        {104, 4, 31, "addc carry"}, {108, 4, 0xfffffffb, "min.s32"}, {112, 4, 0xfffffffb, "max.u32"},
+        {116, 4, 5, "abs.s32"}, {120, 4, 0xbf800000, "neg.f32"},
+        {128, 8, 0x3fd5555555555555ull, "div.rz.f64"}, {136, 8, 0xbc90000000000000ull, "fma.rn.f64: 3*(1/3) - 1 exactly"},
+        {144, 4, 1, "testp.subnormal"}, {148, 4, 0xbf800000, "copysign"},
+        {152, 4, 0xffffffff, "bfe.s32"}, {156, 4, 0x11223344, "prmt"}, {160, 4, 15, "lop3"},
+        {164, 4, 0x7fffffff, "add.sat.s32"}, {168, 4, 0x3eab, "cvt.rn.bf16"},
+        {172, 4, 0x44800000, "ex2"}, {176, 4, 0x3eaaaaab, "rcp.rn"}, {180, 4, 0x3fb504f4, "sqrt.rp"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        uint64_t v = 0;
+        memcpy(&v, out + c[i].off, (size_t)c[i].size);
+        if (v != c[i].want)
+            fail_msg("%s: 0x%llx, want 0x%llx", c[i].what, (unsigned long long)v,
+                     (unsigned long long)c[i].want);
+    }
+    kt_close(&t);
+}
+
+/* A grid of a million blocks runs in bounded memory (blocks are reused as they retire). */
+static void test_million_blocks(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "vecadd");
+    enum { N = 1000000 };
+    uint64_t da = kt_buf(&t, NULL, N * 4), db = kt_buf(&t, NULL, N * 4), dc = kt_buf(&t, NULL, N * 4);
+    float *a = (float *)devmem_translate(t.mem, da, N * 4), *b = (float *)devmem_translate(t.mem, db, N * 4);
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        b[i] = 2.0f;
+    }
+    kt_arg(&t, 0, da); kt_arg(&t, 1, db); kt_arg(&t, 2, dc); kt_arg(&t, 3, N);
+    RUN_OK(kt_run(&t, N, 1, 0));
+    assert_int_equal(t.st.blocks_done, N);
+    const float *c = (const float *)devmem_translate(t.mem, dc, N * 4);
+    for (int i = 0; i < N; i += 9973)
+        if (c[i] != (float)i + 2.0f)
+            fail_msg("c[%d] = %g", i, c[i]);
+    if (c[N - 1] != (float)(N - 1) + 2.0f)
+        fail_msg("last element %g", c[N - 1]);
+    kt_close(&t);
+}
+
 /* ----------------------------------------------------------------------------------------- */
 /* Faults and deadlocks                                                                      */
 static void test_fault_oob(void **state)
@@ -846,6 +971,8 @@ int main(void)
         cmocka_unit_test(test_transpose),
         cmocka_unit_test(test_pipeline_cp_async),
         cmocka_unit_test(test_mbarrier_phases),
+        cmocka_unit_test(test_modifiers),
+        cmocka_unit_test(test_million_blocks),
         cmocka_unit_test(test_named_barriers),
         cmocka_unit_test(test_named_barrier_deadlock),
         cmocka_unit_test(test_barrier_count_mismatch),

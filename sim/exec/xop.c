@@ -444,7 +444,7 @@ static wl_status exec_float(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_
     const uint64_t *C = in->nops > 3 ? XR(regs, in->o[3].slot) : NULL;
     if (op == PTX_OP_TESTP) {
         int kk = in->k0 == XK_F ? XK_F : in->k1;
-        LOOP(Dv[l] = (uint64_t)semf_testp(in->mode, fget(A[l], kk, w, 0), w == 64));
+        LOOP(Dv[l] = (uint64_t)semf_testp(in->mode - 1, fget(A[l], kk, w, 0), w == 64));
         return WL_OK;
     }
     if (k != XK_F) { /* f16 / bf16 (x2) */
