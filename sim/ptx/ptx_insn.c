@@ -12,7 +12,7 @@ static const char *const unsupported_ops[] = {
     "tex", "tld4", "txq", "suld", "sust", "sured", "suq", "wgmma", "mma", "wmma", "ldmatrix",
     "stmatrix", "movmatrix", "tensormap", "cp.async.bulk", "cp.reduce.async.bulk", "multimem",
     "setmaxnreg", "getctarank", "mapa", "applypriority", "discard", "createpolicy", "istypep",
-    "alloca", "stacksave", "stackrestore", "szext", "bmsk", "clusterlaunchcontrol", "tcgen05",
+    "alloca", "stacksave", "stackrestore", "clusterlaunchcontrol", "tcgen05",
     "vabsdiff", "vabsdiff2", "vabsdiff4", "vadd", "vadd2", "vadd4", "vsub", "vsub2", "vsub4",
     "vmad", "vmax", "vmax2", "vmax4", "vmin", "vmin2", "vmin4", "vset", "vset2", "vset4", "vshl",
     "vshr", "vavrg2", "vavrg4", "brx", "st.async", "red.async", "st.bulk", "barrier.cluster",
