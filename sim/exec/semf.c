@@ -316,14 +316,7 @@ double semf_min(double a, double b, int nan_prop)
 
 double semf_max(double a, double b, int nan_prop)
 {
-    if (isnan(a) || isnan(b)) {
-        if (nan_prop || (isnan(a) && isnan(b)))
-            return NAN;
-        return isnan(a) ? b : a;
-    }
-    if (a == b)
-        return signbit(a) ? b : a;
-    return a > b ? a : b;
+    return -semf_min(-a, -b, nan_prop); /* mirror image; a NaN result stays a NaN */
 }
 
 int semf_cmp(int cmp, double a, double b)

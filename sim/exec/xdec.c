@@ -407,17 +407,14 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
             }
         }
         x->npre = (uint8_t)nscr;
-        /* A symbol used as a value becomes a plain slot once its address is computed. */
+        /* A symbol used as a value becomes a plain slot, computed before the instruction from
+         * the operand's base and offset (kept in the xop). */
         for (uint32_t k = 0; k < nscr; k++) {
             if (x->pre[k].sreg == UINT16_MAX) {
                 xop *xo = &x->o[x->pre[k].opnd];
                 xo->kind = XO_SLOT;
                 xo->bits = 64;
-                int32_t s = xo->slot;
                 xo->slot = x->pre[k].slot;
-                x->pre[k].opnd = (uint8_t)x->pre[k].opnd;
-                /* keep the address recipe in the pre entry's operand: re-stash */
-                xo->vec[0] = s;
             }
         }
         if (is_mem_op(in->op)) {

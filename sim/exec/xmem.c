@@ -32,6 +32,12 @@ static int ptx_space_of(int s)
     }
 }
 
+/* The current frame's register slots of a warp. */
+static uint64_t *frame_regs(xwarp *W)
+{
+    return W->regs + (size_t)W->frames[W->fp - 1].reg_off * 32;
+}
+
 /* The address of an XO_ADDR operand for lane l (space-relative, frame bases added). */
 static uint64_t lane_addr(const xwarp *W, const uint64_t *regs, const xop *o, int l)
 {
@@ -264,7 +270,7 @@ static wl_status do_ldst(exec_block *b, int warp, const xinsn *in, uint32_t m,
                          exec_step_info *out, diag_t *d)
 {
     xwarp *W = &b->w[warp];
-    uint64_t *regs = W->regs + (size_t)W->frames[W->fp - 1].reg_off * 32;
+    uint64_t *regs = frame_regs(W);
     int ai;
     const xop *a = addr_opnd(in, &ai);
     int store = in->op == PTX_OP_ST;
@@ -338,7 +344,7 @@ static wl_status do_atom(exec_block *b, int warp, const xinsn *in, uint32_t m,
                          exec_step_info *out, diag_t *d)
 {
     xwarp *W = &b->w[warp];
-    uint64_t *regs = W->regs + (size_t)W->frames[W->fp - 1].reg_off * 32;
+    uint64_t *regs = frame_regs(W);
     int ai;
     const xop *a = addr_opnd(in, &ai);
     int red = in->op == PTX_OP_RED;
@@ -408,7 +414,7 @@ static wl_status do_mbar(exec_block *b, int warp, const xinsn *in, uint32_t m,
                          exec_step_info *out, diag_t *d)
 {
     xwarp *W = &b->w[warp];
-    uint64_t *regs = W->regs + (size_t)W->frames[W->fp - 1].reg_off * 32;
+    uint64_t *regs = frame_regs(W);
     if (in->op == PTX_OP_MBAR_PENDING_COUNT) {
         const uint64_t *S = XR(regs, in->o[1].slot);
         for (int l = 0; l < 32; l++)
@@ -476,7 +482,7 @@ static wl_status do_cp_async(exec_block *b, int warp, const xinsn *in, uint32_t 
                              exec_step_info *out, diag_t *d)
 {
     xwarp *W = &b->w[warp];
-    uint64_t *regs = W->regs + (size_t)W->frames[W->fp - 1].reg_off * 32;
+    uint64_t *regs = frame_regs(W);
     const xop *da = &in->o[0], *sa = &in->o[1];
     if (da->kind != XO_ADDR || sa->kind != XO_ADDR || in->nops < 3)
         return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "unsupported form of cp.async");
