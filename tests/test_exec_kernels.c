@@ -926,6 +926,53 @@ static void test_fault_shared(void **state)
     kt_close(&t);
 }
 
+static const char local_ptx[] = HDR
+    ".visible .entry la(.param .u64 out, .param .u32 k)\n{\n"
+    ".local .align 4 .b8 arr[16];\n"
+    ".reg .b32 %r<6>;\n.reg .b64 %rd<8>;\n.reg .f32 %f<3>;\n"
+    "ld.param.u64 %rd1, [out];\nld.param.u32 %r1, [k];\nmov.u32 %r2, %tid.x;\n"
+    "cvt.rn.f32.u32 %f1, %r2;\natom.global.add.f32 %f2, [%rd1], %f1;\n"
+    "red.global.add.u64 [%rd1+8], 5;\n"
+    "atom.global.exch.b32 %r3, [%rd1+16], %r2;\n"
+    "mov.u64 %rd2, arr;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n"
+    "st.local.u32 [%rd4], %r2;\nld.local.u32 %r4, [arr];\n"
+    "mul.wide.u32 %rd5, %r2, 4;\nadd.s64 %rd6, %rd1, %rd5;\nst.global.u32 [%rd6+32], %r4;\n"
+    "ret;\n}\n";
+
+static void test_local_and_atomics(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, local_ptx, "la");
+    uint8_t out[32 + 64 * 4];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d); kt_arg(&t, 1, 0);
+    RUN_OK(kt_run(&t, 1, 64, 0));
+    kt_get(&t, d, out, sizeof out);
+    float sum;
+    uint64_t red;
+    uint32_t exch, loc[64];
+    memcpy(&sum, out, 4);
+    memcpy(&red, out + 8, 8);
+    memcpy(&exch, out + 16, 4);
+    memcpy(loc, out + 32, sizeof loc);
+    if (sum != 2016.0f || red != 320 || exch != 63)
+        fail_msg("atom.add.f32 %g (want 2016), red.add.u64 %llu (want 320), exch %u (want 63)",
+                 sum, (unsigned long long)red, exch);
+    for (uint32_t i = 0; i < 64; i++)
+        if (loc[i] != i) /* each thread's own local array */
+            fail_msg("thread %u read %u from its local array", i, loc[i]);
+    kt_close(&t);
+    kt_text(&t, local_ptx, "la");
+    d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d); kt_arg(&t, 1, 4); /* arr[4]: one past the 16-byte frame */
+    assert_int_equal(kt_run(&t, 1, 64, 0), WL_EFAULT);
+    if (!strstr(t.err, "invalid __local__ write of size 4 bytes: offset 0x10 is out of bounds") ||
+        !strstr(t.err, "thread (0,0,0)") || !strstr(t.err, "t.ptx:20:"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
 static void test_deadlock_divergent_sync(void **state)
 {
     (void)state;
@@ -982,6 +1029,7 @@ int main(void)
         cmocka_unit_test(test_fault_oob),
         cmocka_unit_test(test_fault_misaligned),
         cmocka_unit_test(test_fault_shared),
+        cmocka_unit_test(test_local_and_atomics),
         cmocka_unit_test(test_deadlock_divergent_sync),
         cmocka_unit_test(test_runaway),
     };
