@@ -365,6 +365,31 @@ static void test_cli_errors(void **state)
                  "--frobnicate");
 }
 
+/* The real window loop under SDL's offscreen driver, driven by queued keys and wheel steps
+ * through every view, the filters, stepping, the help; 'q' quits with status 0. */
+static void test_window_loop_scripted(void **state)
+{
+    (void)state;
+    tu_result r;
+    const char *trace = fixture_trace("win.wlt");
+    setenv("SDL_VIDEODRIVER", "offscreen", 1);
+    setenv("WARPLAB_VIEW_KEYS", "@1~~_23]s.,>.r 4?h56\tfw\x1bq", 1);
+    /* SDL's video back end loads and unloads system libraries whose allocations LeakSanitizer
+     * cannot attribute; leaks of our own code are caught by the --png tests above */
+    setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+    int st = tu_warplab(&r, "view", trace, "--measured",
+                        tu_path("tests/data/viz/measured_small.json"), NULL);
+    unsetenv("WARPLAB_VIEW_KEYS");
+    unsetenv("ASAN_OPTIONS");
+    if (st == 1 && strstr(r.err, "cannot open a window")) {
+        tu_free(&r);
+        skip(); /* no offscreen video driver in this SDL build */
+    }
+    if (st != 0)
+        fail_msg("window loop: exit %d, stderr: %s", st, r.err);
+    tu_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -376,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_measured_beside_simulated),
         cmocka_unit_test(test_cli_png),
         cmocka_unit_test(test_cli_errors),
+        cmocka_unit_test(test_window_loop_scripted),
     };
     /* fonts are opened per rendering; SDL_ttf must be initialised once */
     if (TTF_Init() < 0)

@@ -236,6 +236,31 @@ static int key_of(const SDL_Keysym *k)
     }
 }
 
+/* Smoke tests drive the real window loop (under SDL's offscreen driver) by queueing keys from
+ * $WARPLAB_VIEW_KEYS: each character is a key press; '~' is a wheel step up and '_' one down
+ * at the plot's centre, '@' a mouse move there. The test ends its string with 'q'. */
+static void queue_scripted_events(const viz_state *s)
+{
+    const char *keys = getenv("WARPLAB_VIEW_KEYS");
+    int cx = s->lay.plot.x + s->lay.plot.w / 2, cy = s->lay.plot.y + s->lay.plot.h / 2;
+    for (; keys && *keys; keys++) {
+        SDL_Event e;
+        memset(&e, 0, sizeof e);
+        if (*keys == '~' || *keys == '_') {
+            e.type = SDL_MOUSEWHEEL;
+            e.wheel.y = *keys == '~' ? 1 : -1;
+        } else if (*keys == '@') {
+            e.type = SDL_MOUSEMOTION;
+            e.motion.x = cx;
+            e.motion.y = cy;
+        } else {
+            e.type = SDL_KEYDOWN;
+            e.key.keysym.sym = (SDL_Keycode)(unsigned char)*keys;
+        }
+        SDL_PushEvent(&e);
+    }
+}
+
 static int window_loop(viz_ctx *c, viz_state *s)
 {
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) < 0) {
@@ -267,6 +292,7 @@ static int window_loop(viz_ctx *c, viz_state *s)
     SDL_GetWindowSize(win, &ww, &wh);
     viz_ev rs = {.type = VIZ_EV_RESIZE, .w = ow, .h = oh};
     viz_input_handle(s, &rs);
+    queue_scripted_events(s);
     int dirty = 1;
     Uint32 last = SDL_GetTicks();
     while (!s->quit) {
