@@ -436,6 +436,7 @@ static int h_probe(h_run *r, FILE *f, double /* min_time: timing build only */, 
             }
             fprintf(f, "%s\n    {\"block\": %u, \"sm\": %u, \"start_ns\": %llu, \"end_ns\": %llu}",
                     first ? "" : ",", b, h[(size_t)b * wpb].smid, s - t0, e - t0);
+            first = 0;
         }
         fprintf(f, "],\n  \"warps\": [");
         for (unsigned i = 0, first = 1; i < cap; ++i) {
