@@ -365,6 +365,33 @@ static void test_cli_errors(void **state)
                  "--frobnicate");
 }
 
+/* docs/viewer.md and its Chinese version list every reason with the colour the code uses. */
+static void test_docs_colours_match(void **state)
+{
+    (void)state;
+    const char *docs[] = {"docs/viewer.md", "docs/viewer.zh.md"};
+    for (size_t k = 0; k < 2; k++) {
+        size_t len;
+        char *text = tu_read_file(tu_path(docs[k]), &len);
+        if (!text)
+            fail_msg("cannot read %s", docs[k]);
+        for (int r = 0; r < STALL_COUNT; r++) {
+            char key[64], hex[8];
+            snprintf(key, sizeof key, "| `%s` | ", stall_name(r));
+            viz_palette_hex(r, hex);
+            const char *row = strstr(text, key);
+            if (!row)
+                fail_msg("%s: no table row for %s", docs[k], stall_name(r));
+            const char *eol = strchr(row, '\n');
+            const char *at = strstr(row + strlen(key), hex);
+            if (!at || (eol && at > eol))
+                fail_msg("%s: the row of %s does not give its colour %s", docs[k], stall_name(r),
+                         hex);
+        }
+        free(text);
+    }
+}
+
 /* The real window loop under SDL's offscreen driver, driven by queued keys and wheel steps
  * through every view, the filters, stepping, the help; 'q' quits with status 0. */
 static void test_window_loop_scripted(void **state)
@@ -402,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_cli_png),
         cmocka_unit_test(test_cli_errors),
         cmocka_unit_test(test_window_loop_scripted),
+        cmocka_unit_test(test_docs_colours_match),
     };
     /* fonts are opened per rendering; SDL_ttf must be initialised once */
     if (TTF_Init() < 0)

@@ -226,6 +226,7 @@ static int key_of(const SDL_Keysym *k)
     case SDLK_END: return VIZ_K_END;
     case SDLK_ESCAPE: return VIZ_K_ESC;
     case SDLK_F1: return VIZ_K_F1;
+    case SDLK_TAB: return '\t';
     case SDLK_KP_PLUS: return '+';
     case SDLK_KP_MINUS: return '-';
     case SDLK_SLASH: return shift ? '?' : '/';
