@@ -46,6 +46,13 @@ static const char usage_text[] =
 /* ---------------------------------------------------------------- printing */
 
 /* Prints s padded to w terminal columns (CJK characters take two). */
+/* Prints s right-aligned in w terminal columns. */
+static void rcell(const char *s, int w)
+{
+    int cols = lexp_cols(s, strlen(s));
+    printf("%*s%s", cols < w ? w - cols : 0, "", s);
+}
+
 static void pad(const char *s, int w)
 {
     int cols = lexp_cols(s, strlen(s));
@@ -141,17 +148,21 @@ static void print_tables(lexp_session *s)
             printf("%s\n", l->occs[i].measured ? lexp_tr(s, "not measured", "未测") : "");
     }
     if (l->nruns) {
-        printf("\n  %-30s %10s %9s %9s %6s %8s %7s  %s\n", lexp_tr(s, "configuration", "配置"),
-               lexp_tr(s, "warp insts", "warp指令"), lexp_tr(s, "model us", "模型us"),
-               lexp_tr(s, "H200 us", "H200 us"), lexp_tr(s, "occ.", "占用率"),
-               lexp_tr(s, "bank cf.", "bank冲突"), lexp_tr(s, "branch", "分支效率"),
-               lexp_tr(s, "top stalls", "主要停顿"));
+        printf("\n  ");
+        pad(lexp_tr(s, "configuration", "配置"), 34);
+        rcell(lexp_tr(s, "warp insts", "warp 指令"), 11);
+        rcell(lexp_tr(s, "model us", "模型 us"), 10);
+        rcell("H200 us", 10);
+        rcell(lexp_tr(s, "occ.", "占用率"), 7);
+        rcell(lexp_tr(s, "bank cf.", "bank 冲突"), 10);
+        rcell(lexp_tr(s, "branch", "分支效率"), 9);
+        printf("  %s\n", lexp_tr(s, "top stalls", "主要停顿"));
     }
     for (int i = 0; i < l->nruns; i++) {
         const lexp_result *e = &s->runs[i];
         char ts[128];
         printf("  ");
-        pad(lexp_tr(s, l->runs[i].label, l->runs[i].label_zh), 30);
+        pad(lexp_tr(s, l->runs[i].label, l->runs[i].label_zh), 34);
         if (!e->json) {
             printf(" %s\n", e->error);
             continue;
@@ -165,10 +176,10 @@ static void print_tables(lexp_session *s)
             snprintf(mb, sizeof mb, "%.1f", mv.num);
         else
             snprintf(mb, sizeof mb, "-");
-        printf(" %9s", mb);
-        num_cell(e, "theoretical_occupancy", 6, 0, 1);
-        num_cell(e, "shared_bank_conflicts", 9, 0, 0);
-        num_cell(e, "branch_efficiency", 7, 0, 1);
+        printf("%10s", mb);
+        num_cell(e, "theoretical_occupancy", 7, 0, 1);
+        num_cell(e, "shared_bank_conflicts", 10, 0, 0);
+        num_cell(e, "branch_efficiency", 9, 0, 1);
         top_stalls(e, ts, sizeof ts);
         printf("  %s\n", ts);
     }
@@ -450,9 +461,10 @@ static int lesson_main(lexp_session *s, int check, const char *check_file, int v
         return rc;
     }
     lexp_run_all(s);
-    printf("%s %d: %s\n", lexp_tr(s, "Lesson", "第"), l->number, lexp_tr(s, l->title, l->title_zh));
     if (s->zh)
-        printf("(第 %d 课)\n", l->number);
+        printf("第 %d 课：%s\n", l->number, l->title_zh);
+    else
+        printf("Lesson %d: %s\n", l->number, l->title);
     print_tables(s);
     printf("\n%s\n", lexp_tr(s, "Takeaway:", "要点："));
     lexp_wrap(lexp_tr(s, l->takeaway, l->takeaway_zh), 2, 94);
@@ -460,8 +472,8 @@ static int lesson_main(lexp_session *s, int check, const char *check_file, int v
         if (l->has_exercise) {
             printf("\n%s\n", lexp_tr(s, "Exercise:", "练习："));
             lexp_wrap(lexp_tr(s, l->task, l->task_zh), 2, 94);
-            printf("  %s: cp %s mine.cu; warplab lesson %d --check mine.cu\n",
-                   lexp_tr(s, "then", "然后"), l->ex_kernel, l->number);
+            printf("  %s cp %s mine.cu; warplab lesson %d --check mine.cu\n",
+                   lexp_tr(s, "then:", "然后："), l->ex_kernel, l->number);
         }
         return WL_OK;
     }

@@ -682,7 +682,7 @@ void lexp_wrap(const char *text, int indent, int width)
                 n++;
         }
         int w = lexp_cols(p, n);
-        int space = col > 0 && (unsigned char)*p < 0x80 && p > text && p[-1] == ' ';
+        int space = col > 0 && p > text && p[-1] == ' ';
         if (col > 0 && col + space + w > width) {
             printf("\n");
             col = 0;
