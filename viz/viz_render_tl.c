@@ -339,6 +339,17 @@ void vr_view_sm(const viz_draw *d)
                 last_label = y;
             }
         }
+    /* a warp arriving in a slot (a new block's warp): a thin gap where it starts */
+    for (size_t i = 0; i < m->nwarps; i++) {
+        const viz_warp *w = &m->warps[i];
+        int y, h;
+        if (w->sm != sm || !w->t0)
+            continue;
+        viz_render_sm_row(s, (int)w->slot, &y, &h);
+        int x = (int)floor(viz_input_x_of(s, (double)w->t0));
+        if (h && x > p->x && x < p->x + p->w)
+            vr_fill(d, x - 1, y, 2, h > 3 ? h - 1 : h, vr_ui(VIZ_C_BG));
+    }
     /* scheduler headers above each group */
     for (int k = 0; k < (int)s->scheds; k++)
         for (int sl = k; sl < (int)s->slots; sl += (int)s->scheds) {
