@@ -1002,6 +1002,67 @@ static void test_runaway(void **state)
     kt_close(&t);
 }
 
+/* Every kernel we have, launched with garbage parameters (random 64-bit values, or pointers to
+ * a small buffer): each launch must end with a status (ok, fault, deadlock, unsupported), never a
+ * crash or hang. Runs under ASan+UBSan in CI. */
+static void test_garbage_params_never_crash(void **state)
+{
+    (void)state;
+    const char *files[] = {"tests/data/exec/basic.ptx", "tests/data/exec/async.ptx",
+                           "gpu/ptx/reduction.ptx", "gpu/ptx/divergence.ptx",
+                           "gpu/ptx/warp_spec.ptx", "gpu/ptx/syncwarp.ptx",
+                           "gpu/ptx/bank_conflicts.ptx", "gpu/ptx/latency.ptx"};
+    uint64_t seed = 1234;
+    int runs = 0, by_status[5] = {0};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        ptx_module *m;
+        diag_t d;
+        if (ptx_parse_file(tu_path(files[f]), &m, &d) != WL_OK)
+            continue; /* a lesson file not committed yet */
+        for (uint32_t k = 0; k < m->nfuncs; k++) {
+            const ptx_func *fn = &m->funcs[k];
+            if (!fn->is_entry || fn->is_decl)
+                continue;
+            for (int trial = 0; trial < 3; trial++) {
+                devmem_t *mem = devmem_create(1 << 24);
+                uint64_t buf;
+                devmem_alloc(mem, 4096, "buf", &buf, &d);
+                uint8_t params[4096];
+                for (size_t i = 0; i < sizeof params; i++)
+                    params[i] = (uint8_t)rng(&seed);
+                for (uint32_t i = 0; i < fn->nparams && trial == 1; i++)
+                    if (fn->params[i].size == 8)
+                        memcpy(params + fn->params[i].offset, &buf, 8);
+                for (uint32_t i = 0; i < fn->nparams && trial == 2; i++) {
+                    uint64_t v = fn->params[i].size == 8 ? buf : rng(&seed) % 64;
+                    memcpy(params + fn->params[i].offset, &v, fn->params[i].size);
+                }
+                launch_config c;
+                memset(&c, 0, sizeof c);
+                c.grid[0] = 2; c.grid[1] = c.grid[2] = 1;
+                c.block[0] = trial == 0 ? 96 : 64; c.block[1] = c.block[2] = 1;
+                c.dyn_smem = 1024;
+                c.params = params;
+                c.params_size = fn->param_size;
+                c.max_warp_insts = 200000;
+                diag_clear(&d);
+                wl_status st = launch_kernel(m, fn, &c, mem, NULL, &d);
+                if (st == WL_EUSAGE || (int)st < 0 || (int)st > 4)
+                    fail_msg("%s %s: status %d: %s", files[f], fn->name, st, d.msg);
+                if (st != WL_OK && d.msg[0] == 0)
+                    fail_msg("%s %s: status %d without a message", files[f], fn->name, st);
+                by_status[st]++;
+                runs++;
+                devmem_destroy(mem);
+            }
+        }
+        ptx_module_free(m);
+    }
+    if (runs < 30 || by_status[WL_EFAULT] == 0 || by_status[WL_OK] == 0)
+        fail_msg("%d runs: %d ok, %d faults, %d deadlocks, %d unsupported", runs, by_status[0],
+                 by_status[3], by_status[4], by_status[2]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1032,6 +1093,7 @@ int main(void)
         cmocka_unit_test(test_local_and_atomics),
         cmocka_unit_test(test_deadlock_divergent_sync),
         cmocka_unit_test(test_runaway),
+        cmocka_unit_test(test_garbage_params_never_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

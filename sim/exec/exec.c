@@ -909,8 +909,8 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         break;
     case PTX_OP_COUNT:
         return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d,
-                         "unsupported by the executor: symbol operand of '%s'",
-                         isa_name(in->ir->op));
+                         "unsupported by the executor: an operand of '%s' (symbol or address "
+                         "where a value belongs)", isa_name(in->ir->op));
     default:
         t->pc++;
         if (m)

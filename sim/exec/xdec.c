@@ -417,6 +417,24 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
                 xo->slot = x->pre[k].slot;
             }
         }
+        /* Shapes the executor cannot run stay decodable but are reported if executed: an
+         * address where a value belongs (outside memory instructions). A register operand
+         * without a register (the sink `_`) writes to the last scratch slot. */
+        for (uint32_t k = 0; k < x->nops; k++) {
+            xop *xo = &x->o[k];
+            if (xo->kind == XO_ADDR && !is_mem_op(in->op))
+                x->op = PTX_OP_COUNT;
+            if (xo->kind == XO_SLOT && (xo->slot < 0 || (uint32_t)xo->slot >= scratch0 + XNSCRATCH))
+                xo->slot = (int32_t)(scratch0 + XNSCRATCH - 1);
+            if (xo->kind == XO_VEC)
+                for (int v = 0; v < 4; v++)
+                    if (xo->vec[v] >= (int32_t)(scratch0 + XNSCRATCH))
+                        xo->vec[v] = -1;
+            if (xo->kind == XO_ADDR && xo->slot >= (int32_t)(scratch0 + XNSCRATCH))
+                x->op = PTX_OP_COUNT;
+        }
+        if (x->guard >= (int32_t)(scratch0 + XNSCRATCH))
+            x->op = PTX_OP_COUNT;
         if (is_mem_op(in->op)) {
             const xop *a = NULL;
             for (uint32_t k = 0; k < x->nops; k++)

@@ -355,7 +355,8 @@ static wl_status do_atom(exec_block *b, int warp, const xinsn *in, uint32_t m,
     const uint64_t *C = in->aop == PTX_AOP_CAS ? XR(regs, in->o[ai + 2].slot) : NULL;
     int w = in->w0;
     uint32_t size = (uint32_t)w / 8;
-    if ((w != 32 && w != 64) || in->aop == PTX_AOP_NONE || in->vec > 1)
+    if ((w != 32 && w != 64) || in->aop == PTX_AOP_NONE || in->vec > 1 ||
+        (in->k0 != XK_U && in->k0 != XK_S && in->k0 != XK_B && in->k0 != XK_F))
         return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d,
                          "unsupported by the executor: this form of '%s'", isa_name(in->ir->op));
     if (out)
