@@ -122,10 +122,12 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
     b->eb = exec_block_create(c->prog, ctaid, c->d);
     b->nwarps = c->warps_per_block;
     b->warps = calloc((size_t)b->nwarps, sizeof *b->warps);
-    if (!b->eb || !b->warps) {
+    b->infos = calloc((size_t)b->nwarps, sizeof *b->infos);
+    if (!b->eb || !b->warps || !b->infos) {
         wl_status st = b->eb ? oom(c) : c->d->status;
         exec_block_destroy(b->eb);
         free(b->warps);
+        free(b->infos);
         free(b);
         return st;
     }
@@ -150,7 +152,8 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
         w->age = c->age_seq++;
         w->start = w->charged = start;
         w->state = TW_ACTIVE;
-        w->tr_reason = 0xff;
+        w->run_reason = 0xff;
+        w->info = &b->infos[i];
         wl_status st = sched_fetch(c, w, start);
         if (st != WL_OK)
             return st;
@@ -179,6 +182,7 @@ wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t)
         sb_free(&b->warps[i].sb);
     exec_block_destroy(b->eb);
     free(b->warps);
+    free(b->infos);
     free(b);
     c->blocks_done++;
     if (t > r->last_retire)
@@ -290,6 +294,7 @@ static void finish(tctx *c, timing_result *r)
     r->time_us = (double)(r->last_retire - r->first_dispatch) / r->clock_mhz;
     for (int i = 0; i < STALL_COUNT; i++)
         r->resident_warp_cycles += r->stalls[i];
+    r->eligible_warp_cycles = r->stalls[STALL_SELECTED] + r->stalls[STALL_NOT_SELECTED];
     r->ipc = r->sm_active_cycles ? (double)r->warp_instructions / (double)r->sm_active_cycles : 0;
     r->achieved_occupancy = r->sm_active_cycles
                                 ? (double)r->resident_warp_cycles / (double)r->sm_active_cycles /
@@ -315,6 +320,7 @@ static void teardown(tctx *c)
                     sb_free(&b->warps[i].sb);
                 exec_block_destroy(b->eb);
                 free(b->warps);
+                free(b->infos);
                 free(b);
             }
             free(sm->slot_used);

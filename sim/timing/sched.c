@@ -104,29 +104,25 @@ static int cond_reason(const tw *w, int k)
     return r[k];
 }
 
-/* Charges [from, to) of w to the reasons its conditions give, cycle-exact. */
-static void charge_span(tctx *c, tw *w, uint64_t from, uint64_t to)
+/* Charges w's cycles [w->charged, to) to the reasons its conditions give, cycle-exact. */
+static void charge_to(tctx *c, tw *w, uint64_t to)
 {
     if (w->state == TW_DRAIN) { /* a warp released from a barrier may exit right away */
-        uint64_t b = w->T[C_BAR] > from ? (w->T[C_BAR] < to ? w->T[C_BAR] : to) : from;
-        if (b > from)
-            stats_charge(c, w, STALL_BARRIER, from, b);
-        if (b < to)
-            stats_charge(c, w, STALL_DRAIN, b, to);
+        if (w->T[C_BAR] > w->charged)
+            stats_charge(c, w, STALL_BARRIER, w->T[C_BAR] < to ? w->T[C_BAR] : to);
+        stats_charge(c, w, STALL_DRAIN, to);
         return;
     }
-    uint64_t t = from;
-    while (t < to) {
+    while (w->charged < to) {
+        uint64_t t = w->charged;
         int k = 0;
         while (k < C_COUNT && w->T[k] <= t)
             k++;
         if (k == C_COUNT) { /* eligible on a cycle the scheduler did not visit: cannot happen */
-            stats_charge(c, w, STALL_NOT_SELECTED, t, to);
+            stats_charge(c, w, STALL_NOT_SELECTED, to);
             return;
         }
-        uint64_t end = w->T[k] < to ? w->T[k] : to;
-        stats_charge(c, w, cond_reason(w, k), t, end);
-        t = end;
+        stats_charge(c, w, cond_reason(w, k), w->T[k] < to ? w->T[k] : to);
     }
 }
 
@@ -159,8 +155,8 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     w->has_pending = 0;
     uint64_t before = exec_block_counts(b->eb)->warp_insts;
     /* exec clears the fields before addr[] only; the control flags after it must start at 0 */
-    memset(&w->info.is_branch, 0, sizeof w->info - offsetof(exec_step_info, is_branch));
-    wl_status st = exec_warp_step(b->eb, w->bw, &w->info, c->d);
+    memset(&w->info->is_branch, 0, sizeof *w->info - offsetof(exec_step_info, is_branch));
+    wl_status st = exec_warp_step(b->eb, w->bw, w->info, c->d);
     if (st != WL_OK)
         return st;
     if (exec_block_counts(b->eb)->warp_insts == before) {
@@ -174,10 +170,10 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
                         b->id);
     }
     w->has_pending = 1;
-    w->res = classify(&w->info);
+    w->res = classify(w->info);
     w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
     uint32_t keys[EXEC_MAX_REGS];
-    const exec_step_info *in = &w->info;
+    const exec_step_info *in = w->info;
     for (int i = 0; i < in->nsrc; i++)
         keys[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
     sb_deps(&w->sb, keys, in->nsrc, 0, now, w->T);
@@ -214,7 +210,7 @@ static uint64_t math_latency(const tctx *c, const exec_step_info *in)
 static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 {
     const arch_t *a = c->a;
-    const exec_step_info *in = &w->info;
+    const exec_step_info *in = w->info;
     timing_result *r = c->res;
     uint64_t depart = max64(t, sp->mio_last), ready;
     if (in->mem_space == PTX_SPACE_SHARED || in->mem_space == PTX_SPACE_SHARED_CLUSTER ||
@@ -247,7 +243,7 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 {
     const arch_t *a = c->a;
-    const exec_step_info *in = &w->info;
+    const exec_step_info *in = w->info;
     timing_result *r = c->res;
     uint64_t depart = max64(max64(t, sp->lg_last), sp->lsu_free);
     sp->lsu_free = depart + (uint64_t)a->issue_lsu;
@@ -283,7 +279,7 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 {
     const arch_t *a = c->a;
-    const exec_step_info *in = &w->info;
+    const exec_step_info *in = w->info;
     timing_result *r = c->res;
     tblock *b = w->blk;
     r->warp_instructions++;
@@ -408,84 +404,66 @@ static void two_level_update(tsmsp *sp, uint64_t t)
     }
 }
 
-/* Retires the drained warps whose stores completed by t; collects finished blocks. */
-static void retire(tctx *c, tsmsp *sp, uint64_t t, tblock **done, int *ndone)
+/* A drained warp leaves at t: its slot frees; its block may be done. */
+static void retire(tctx *c, tsmsp *sp, tw *w, uint64_t t, tblock **done, int *ndone)
 {
-    int o = 0;
-    for (int i = 0; i < sp->nwarps; i++) {
-        tw *w = sp->warps[i];
-        if (w->state != TW_DRAIN || w->t_drain > t) {
-            sp->warps[o++] = w;
-            continue;
-        }
-        stats_flush(c, w);
-        if (c->tr)
-            trace_write_warp(c->tr, &(trace_warp){(uint32_t)sp->sm->id, w->slot, w->blk->id,
-                                                  (uint32_t)w->bw, w->start, t});
-        sp->sm->slot_used[w->slot] = 0;
-        if (sp->last_warp == w)
-            sp->last_warp = NULL;
-        if (--w->blk->live_warps == 0)
-            done[(*ndone)++] = w->blk;
-    }
-    sp->nwarps = o;
+    stats_close_run(c, w);
+    if (c->tr)
+        trace_write_warp(c->tr, &(trace_warp){(uint32_t)sp->sm->id, w->slot, w->blk->id,
+                                              (uint32_t)w->bw, w->start, t});
+    sp->sm->slot_used[w->slot] = 0;
+    if (sp->last_warp == w)
+        sp->last_warp = NULL;
+    if (--w->blk->live_warps == 0)
+        done[(*ndone)++] = w->blk;
 }
 
 wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
 {
     timing_result *r = c->res;
-    /* 1. account the cycles since the last evaluation (nothing changed in between) */
+    if (c->policy == SCHED_TWO_LEVEL)
+        two_level_update(sp, t);
+    /* One pass: account the cycles since the last evaluation (nothing changed in between),
+     * retire drained warps, charge this cycle to the warps that cannot issue, collect the
+     * eligible ones. */
+    tblock *done[64];
+    tw *el[256];
+    int ndone = 0, nel = 0, o = 0, started = 0;
     uint64_t first_start = T_INF;
     for (int i = 0; i < sp->nwarps; i++) {
         tw *w = sp->warps[i];
         if (w->start < first_start)
             first_start = w->start;
-        if (w->charged < t) {
-            shared_conds(c, sp, w);
-            charge_span(c, w, w->charged, t);
-            w->charged = t;
+        if (w->start > t) {
+            sp->warps[o++] = w;
+            continue;
+        }
+        shared_conds(c, sp, w);
+        charge_to(c, w, t);
+        if (w->state == TW_DRAIN && w->t_drain <= t) {
+            retire(c, sp, w, t, done, &ndone);
+            continue;
+        }
+        sp->warps[o++] = w;
+        started = 1;
+        if (eligible(w, t) && nel < 256) {
+            if (c->policy != SCHED_TWO_LEVEL || w->in_active)
+                el[nel++] = w;
+            else
+                stats_charge(c, w, STALL_NOT_SELECTED, t + 1);
+        } else {
+            charge_to(c, w, t + 1);
         }
     }
+    sp->nwarps = o;
     uint64_t from = max64(sp->acct, first_start);
     if (from < t)
         r->sched_active_cycles += t - from;
     sp->acct = max64(sp->acct, t);
-
-    /* 2. retire drained warps; finished blocks free their SM resources */
-    tblock *done[64];
-    int ndone = 0;
-    retire(c, sp, t, done, &ndone);
-
-    /* 3. this cycle: pick and issue */
-    if (c->policy == SCHED_TWO_LEVEL)
-        two_level_update(sp, t);
-    tw *el[256];
-    int nel = 0, nstarted = 0;
-    for (int i = 0; i < sp->nwarps; i++) {
-        tw *w = sp->warps[i];
-        if (w->start > t)
-            continue;
-        nstarted++;
-        shared_conds(c, sp, w);
-        if (eligible(w, t) && nel < 256 && (c->policy != SCHED_TWO_LEVEL || w->in_active))
-            el[nel++] = w;
-    }
     tw *sel = nel ? pick(c, sp, el, nel) : NULL;
-    for (int i = 0; i < sp->nwarps; i++) {
-        tw *w = sp->warps[i];
-        if (w->start > t || w->charged > t)
-            continue;
-        if (w == sel)
-            stats_charge(c, w, STALL_SELECTED, t, t + 1);
-        else if (eligible(w, t))
-            stats_charge(c, w, STALL_NOT_SELECTED, t, t + 1);
-        else
-            charge_span(c, w, t, t + 1);
-        if (w == sel || eligible(w, t))
-            r->eligible_warp_cycles++;
-        w->charged = t + 1;
-    }
-    if (nstarted) {
+    for (int i = 0; i < nel; i++)
+        stats_charge(c, el[i], el[i] == sel ? STALL_SELECTED : STALL_NOT_SELECTED, t + 1);
+    if (started) {
         r->sched_active_cycles++;
         sp->acct = t + 1;
     }
@@ -501,7 +479,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     if (st != WL_OK)
         return st;
 
-    /* 4. the next cycle anything can happen here */
+    /* the next cycle anything can happen here */
     uint64_t next = T_INF;
     for (int i = 0; i < sp->nwarps; i++) {
         tw *w = sp->warps[i];

@@ -13,29 +13,15 @@
 #include "ptx.h"
 #include "timing_int.h"
 
-void stats_flush(tctx *c, tw *w)
+void stats_close_run(tctx *c, tw *w)
 {
-    if (c->tr && w->tr_reason != 0xff && w->tr_end > w->tr_start)
-        trace_write_interval(c->tr, &(trace_interval){w->blk->sm, w->slot, w->tr_reason,
-                                                       w->tr_start, w->tr_end});
-    w->tr_reason = 0xff;
-}
-
-void stats_charge(tctx *c, tw *w, int reason, uint64_t from, uint64_t to)
-{
-    if (to <= from)
+    if (w->run_reason >= STALL_COUNT || w->charged <= w->run_start)
         return;
-    c->res->stalls[reason] += to - from;
-    if (!c->tr)
-        return;
-    if (w->tr_reason == reason && w->tr_end == from) {
-        w->tr_end = to;
-        return;
-    }
-    stats_flush(c, w);
-    w->tr_reason = (uint8_t)reason;
-    w->tr_start = from;
-    w->tr_end = to;
+    c->res->stalls[w->run_reason] += w->charged - w->run_start;
+    if (c->tr)
+        trace_write_interval(c->tr, &(trace_interval){w->blk->sm, w->slot, w->run_reason,
+                                                       w->run_start, w->charged});
+    w->run_start = w->charged;
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */

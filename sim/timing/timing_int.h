@@ -69,28 +69,29 @@ typedef enum { TW_ACTIVE, TW_BARRIER, TW_DRAIN } tw_state;
 
 struct tblock;
 
+/* A resident warp. Hot fields first: the scheduler reads them every evaluation. */
 typedef struct tw {
-    struct tblock *blk;
-    int bw;                 /* warp index in the block */
-    uint32_t slot;          /* warp slot in the SM; scheduler = slot % subpartitions */
-    uint64_t age;           /* dispatch order (gto: oldest first) */
     uint8_t state;          /* tw_state */
     uint8_t has_pending;    /* info holds the next instruction (already executed) */
     uint8_t res;            /* RES_* of the pending instruction */
     uint8_t in_active;      /* two-level: in the active set */
-    uint64_t pend_seq;      /* two-level: order in the pending set */
+    uint8_t run_reason;     /* reason of the open run [run_start, charged); 0xff none */
+    uint32_t slot;          /* warp slot in the SM; scheduler = slot % subpartitions */
     uint64_t start;         /* first resident cycle */
-    uint64_t T[C_COUNT];    /* cycle from which each condition is satisfied */
-    uint64_t t_drain;       /* TW_DRAIN: cycle its outstanding stores complete */
-    uint64_t mem_done;      /* completion of every memory access it issued */
     uint64_t charged;       /* cycles [start, charged) are accounted */
+    uint64_t run_start;
+    uint64_t T[C_COUNT];    /* cycle from which each condition is satisfied */
+    uint64_t t_drain;       /* TW_DRAIN: cycle its outstanding memory accesses complete */
+    /* cold */
+    struct tblock *blk;
+    int bw;                 /* warp index in the block */
+    uint64_t age;           /* dispatch order (gto: oldest first) */
+    uint64_t pend_seq;      /* two-level: order in the pending set */
+    uint64_t mem_done;      /* completion of every global/local access it issued */
     int bar_id;             /* barrier it waits at (TW_BARRIER) */
     uint32_t bar_line;
-    /* trace: the open warp-state interval */
-    uint8_t tr_reason;
-    uint64_t tr_start, tr_end;
     sb_t sb;
-    exec_step_info info;    /* the pending instruction */
+    exec_step_info *info;   /* the pending instruction (in the block's info array) */
 } tw;
 
 typedef struct {
@@ -107,6 +108,7 @@ typedef struct tblock {
     uint32_t nthreads, exited_threads;
     uint64_t start;
     tw *warps;
+    exec_step_info *infos;  /* one per warp */
     tbar bars[16];
 } tblock;
 
@@ -193,9 +195,13 @@ typedef struct {
     uint8_t kind;           /* mem_kind */
     uint32_t nsectors;
     const uint64_t *sectors;/* sector addresses (address / sector_bytes) */
+    uint32_t lanes;         /* MEM_ATOMIC: active lanes (operations); 0: one per sector */
 } mem_req;
 mem_t *mem_create(const arch_t *a);
 void mem_destroy(mem_t *m);
+/* Shared memory per SM the launch's carveout uses (occupancy's smem_pool): the L1 gets the rest
+ * of the unified array. Call before the first mem_access. */
+void mem_set_smem_pool(mem_t *m, uint32_t smem_bytes);
 /* Returns the cycle the response arrives (load data usable / store acknowledged). */
 uint64_t mem_access(mem_t *m, const mem_req *r);
 /* Totals for the result (dram_bytes, hit rates). */
@@ -225,9 +231,19 @@ void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t);
 wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t);
 
 /* stats.c */
-/* Charges warp-cycles [from, to) of w to reason (trace interval kept open for merging). */
-void stats_charge(tctx *c, tw *w, int reason, uint64_t from, uint64_t to);
-/* Closes w's open trace interval. */
-void stats_flush(tctx *c, tw *w);
+/* Closes w's open run of one reason: adds it to the stall totals and the trace. */
+void stats_close_run(tctx *c, tw *w);
+/* Charges w's cycles [w->charged, to) to reason (runs of one reason merge). */
+static inline void stats_charge(tctx *c, tw *w, int reason, uint64_t to)
+{
+    if (to <= w->charged)
+        return;
+    if (reason != w->run_reason) {
+        stats_close_run(c, w);
+        w->run_reason = (uint8_t)reason;
+        w->run_start = w->charged;
+    }
+    w->charged = to;
+}
 
 #endif
