@@ -587,19 +587,18 @@ wl_status lesson_parse(const char *text, size_t len, const char *path, lesson_t 
     return validate(out, d);
 }
 
-wl_status lesson_load(const char *path, const char *label, lesson_t *out, diag_t *d)
+char *lesson_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return diag_set(d, WL_EUSAGE, path, 0, 0, "cannot open: %s", strerror(errno));
+        return NULL;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1)
             break;
-        char *nb = cap < (1u << 22) ? realloc(buf, cap * 2) : NULL;
+        char *nb = cap < ((size_t)64 << 20) ? realloc(buf, cap * 2) : NULL;
         if (!nb) {
             free(buf);
             buf = NULL;
@@ -609,8 +608,22 @@ wl_status lesson_load(const char *path, const char *label, lesson_t *out, diag_t
         cap *= 2;
     }
     fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        if (len)
+            *len = n;
+    }
+    return buf;
+}
+
+wl_status lesson_load(const char *path, const char *label, lesson_t *out, diag_t *d)
+{
+    size_t n = 0;
+    errno = 0;
+    char *buf = lesson_read_file(path, &n);
     if (!buf)
-        return diag_set(d, WL_EUSAGE, path, 0, 0, "file too large or out of memory");
+        return diag_set(d, WL_EUSAGE, label ? label : path, 0, 0, "cannot read: %s",
+                        errno ? strerror(errno) : "too large");
     wl_status st = lesson_parse(buf, n, label ? label : path, out, d);
     free(buf);
     return st;

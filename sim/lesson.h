@@ -107,6 +107,9 @@ typedef enum { LESSON_EXP_NONE, LESSON_EXP_RUN, LESSON_EXP_OCC, LESSON_EXP_ARCH,
 /* Reads and validates a lesson file; label (or path when NULL) names it in messages, e.g.
  * "lessons/03-occupancy/lesson.ini". On error: WL_EUSAGE with label:line in d. */
 wl_status lesson_load(const char *path, const char *label, lesson_t *out, diag_t *d);
+/* Reads a whole file (at most 64 MB), NUL-terminated; *len (may be NULL) gets its size.
+ * Returns NULL when it cannot be read. The caller frees. */
+char *lesson_read_file(const char *path, size_t *len);
 /* The same from text in memory (len bytes, need not be NUL-terminated). */
 wl_status lesson_parse(const char *text, size_t len, const char *path, lesson_t *out, diag_t *d);
 

@@ -130,40 +130,32 @@ static int xfactor(xparse *p, int depth)
     return xerr(p, ch ? "expected a number, a metric or '('" : "claim ends too early", NULL);
 }
 
-static int xterm(xparse *p, int depth)
+/* A left-associative chain of binary operators: level 0 is + and -, level 1 is * and /. */
+static int xbinary(xparse *p, int depth, int level)
 {
-    int a = xfactor(p, depth);
+    static const char ops[2][3] = {"+-", "*/"};
+    static const lesson_node_kind kinds[2][2] = {{LESSON_N_ADD, LESSON_N_SUB},
+                                                 {LESSON_N_MUL, LESSON_N_DIV}};
+    int a = level ? xfactor(p, depth) : xbinary(p, depth, 1);
     for (;;) {
         if (a < 0)
             return a;
         xskip(p);
         char ch = p->s[p->pos];
-        if (ch != '*' && ch != '/')
+        const char *op = ch ? strchr(ops[level], ch) : NULL;
+        if (!op)
             return a;
         p->pos++;
-        int b = xfactor(p, depth);
+        int b = level ? xfactor(p, depth) : xbinary(p, depth, 1);
         if (b < 0)
             return b;
-        a = xnode(p, ch == '*' ? LESSON_N_MUL : LESSON_N_DIV, a, b);
+        a = xnode(p, kinds[level][op - ops[level]], a, b);
     }
 }
 
 static int xsum(xparse *p, int depth)
 {
-    int a = xterm(p, depth);
-    for (;;) {
-        if (a < 0)
-            return a;
-        xskip(p);
-        char ch = p->s[p->pos];
-        if (ch != '+' && ch != '-')
-            return a;
-        p->pos++;
-        int b = xterm(p, depth);
-        if (b < 0)
-            return b;
-        a = xnode(p, ch == '+' ? LESSON_N_ADD : LESSON_N_SUB, a, b);
-    }
+    return xbinary(p, depth, 0);
 }
 
 static int xcmp(xparse *p, lesson_cmp *out)

@@ -121,23 +121,6 @@ const char *lexp_tr(const lexp_session *s, const char *en, const char *zh)
     return s->zh && zh && *zh ? zh : en;
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = n >= 0 && n < (64L << 20) ? malloc((size_t)n + 1) : NULL;
-    if (b) {
-        size_t got = fread(b, 1, (size_t)n, f);
-        b[got] = '\0';
-    }
-    fclose(f);
-    return b;
-}
-
 /* Appends the launch of case `name` from gpu/cases-sim.txt to av (tokens after the name;
  * the PTX path made absolute; --check pairs dropped). *store keeps the strings. */
 static int case_argv(lexp_session *s, const char *name, const char *ptx_override,
@@ -146,7 +129,7 @@ static int case_argv(lexp_session *s, const char *name, const char *ptx_override
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/gpu/cases-sim.txt", s->root);
-    char *text = read_text(path);
+    char *text = lesson_read_file(path, NULL);
     if (!text) {
         snprintf(err, errn, "cannot read gpu/cases-sim.txt");
         return -1;
@@ -201,11 +184,30 @@ static void load_measured(lexp_session *s, const char *case_name, lexp_result *e
         return;
     char path[1400];
     snprintf(path, sizeof path, "%s/gpu/measured/%s/%s.json", s->root, s->l->arch, case_name);
-    char *t = read_text(path);
+    char *t = lesson_read_file(path, NULL);
     if (t) {
         e->measured = cJSON_Parse(t);
         free(t);
     }
+}
+
+/* Runs `warplab SUBCOMMAND ... --json` (av[1] names it) and keeps its JSON object in e, or
+ * why there is none in e->error. */
+static void run_json(const char *const av[], lexp_result *e)
+{
+    char buf[600];
+    lexp_proc pr;
+    lexp_proc_run(av, &pr);
+    e->done = 1;
+    e->status = pr.status;
+    if (pr.status == 0)
+        e->json = cJSON_Parse(pr.out);
+    if (pr.status == 0 && !cJSON_IsObject(e->json))
+        snprintf(e->error, sizeof e->error, "warplab %s printed no JSON object", av[1]);
+    else if (pr.status)
+        snprintf(e->error, sizeof e->error, "warplab %s exited %d: %.560s", av[1], pr.status,
+                 lexp_first_line(pr.err, buf, sizeof buf));
+    lexp_proc_free(&pr);
 }
 
 /* Runs one kernel launch of the lesson (or the student's version when student_ptx is set). */
@@ -266,18 +268,7 @@ void lexp_run(lexp_session *s, const lesson_run *r, lexp_result *e, const char *
         av[ac++] = dump;
     }
     av[ac] = NULL;
-    lexp_proc pr;
-    lexp_proc_run(av, &pr);
-    e->done = 1;
-    e->status = pr.status;
-    if (pr.status == 0)
-        e->json = cJSON_Parse(pr.out);
-    if (pr.status == 0 && !cJSON_IsObject(e->json))
-        snprintf(e->error, sizeof e->error, "warplab run printed no JSON object");
-    else if (pr.status)
-        snprintf(e->error, sizeof e->error, "warplab run exited %d: %.560s", pr.status,
-                 lexp_first_line(pr.err, buf, sizeof buf));
-    lexp_proc_free(&pr);
+    run_json(av, e);
     if (!student_ptx)
         load_measured(s, r->measured[0] ? r->measured : r->case_name, e);
 }
@@ -307,7 +298,7 @@ static int sweep_lookup(lexp_session *s, const lesson_occ *o)
 
 static void do_occ(lexp_session *s, const lesson_occ *o, lexp_result *e)
 {
-    char b[16], r[16], sm[32], cv[16], buf[600];
+    char b[16], r[16], sm[32], cv[16];
     snprintf(b, sizeof b, "%d", o->block);
     snprintf(r, sizeof r, "%d", o->regs);
     snprintf(sm, sizeof sm, "%ld", o->smem < 0 ? 0 : o->smem);
@@ -316,16 +307,7 @@ static void do_occ(lexp_session *s, const lesson_occ *o, lexp_result *e)
                         "--smem", sm, "--json", "--carveout", cv, NULL};
     if (o->carveout < 0)
         av[11] = NULL; /* not set: the driver's choice */
-    lexp_proc pr;
-    lexp_proc_run(av, &pr);
-    e->done = 1;
-    e->status = pr.status;
-    if (pr.status == 0)
-        e->json = cJSON_Parse(pr.out);
-    if (pr.status)
-        snprintf(e->error, sizeof e->error, "warplab occupancy exited %d: %.560s", pr.status,
-                 lexp_first_line(pr.err, buf, sizeof buf));
-    lexp_proc_free(&pr);
+    run_json(av, e);
     e->h200_blocks = o->measured ? sweep_lookup(s, o) : -1;
 }
 
