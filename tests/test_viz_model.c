@@ -185,8 +185,8 @@ static const char *write_trace(const char *name, uint32_t n_reasons)
     for (int i = 0; i < STALL_COUNT; i++)
         names[i] = stall_name(i);
     uint32_t gpc[2] = {0, 1};
-    trace_header h = {"k", "h200", "k.ptx", "a\nb\n", 2, 2, gpc, 4, 8, 1500, {2, 1, 1},
-                      {64, 1, 1}, n_reasons, names};
+    trace_header h = {"k", "h200", "k.ptx", "a\nb\n",  2,          2,         gpc,
+                      4,   8,      1500,    {2, 1, 1}, {64, 1, 1}, n_reasons, names};
     trace_writer *w;
     diag_t d;
     assert_int_equal(trace_writer_open(path, &h, &w, &d), WL_OK);
@@ -260,7 +260,8 @@ static void test_measured(void **state)
     assert_int_equal(mm->blocks[0].t0, 0); /* relative to the first block */
     assert_true(mm->has_stalls);
     /* 3 / 6 long_scoreboard, tex_throttle (0.5 / 6) folded into misc */
-    assert_true(mm->stalls[STALL_LONG_SCOREBOARD] > 0.499 && mm->stalls[STALL_LONG_SCOREBOARD] < 0.501);
+    assert_true(mm->stalls[STALL_LONG_SCOREBOARD] > 0.499 &&
+                mm->stalls[STALL_LONG_SCOREBOARD] < 0.501);
     assert_true(mm->stalls[STALL_MISC] > 0.083 && mm->stalls[STALL_MISC] < 0.084);
     viz_measured_free(mm);
 
@@ -283,10 +284,10 @@ static void test_measured(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lod_dominant),   cmocka_unit_test(test_lod_level_choice),
-        cmocka_unit_test(test_lookups),        cmocka_unit_test(test_line_attribution),
+        cmocka_unit_test(test_lod_dominant),    cmocka_unit_test(test_lod_level_choice),
+        cmocka_unit_test(test_lookups),         cmocka_unit_test(test_line_attribution),
         cmocka_unit_test(test_waves_and_lanes), cmocka_unit_test(test_bad_records),
-        cmocka_unit_test(test_from_trace),     cmocka_unit_test(test_corrupt_trace),
+        cmocka_unit_test(test_from_trace),      cmocka_unit_test(test_corrupt_trace),
         cmocka_unit_test(test_measured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,8 +42,8 @@ static void fixture(viz_model *m, viz_ctx *c)
     viz_issue is[] = {{1, 2, 1, 32, 0}, {1, 2, 2, 32, 6000}};
     for (size_t i = 0; i < 2; i++)
         assert_int_equal(viz_model_add_issue(m, &is[i], &d), WL_OK);
-    assert_int_equal(viz_model_set_source(m, "ld.global.f32 %f1, [%rd1];\nadd.f32 %f2, %f1, %f1;\n", &d),
-                     WL_OK);
+    assert_int_equal(
+        viz_model_set_source(m, "ld.global.f32 %f1, [%rd1];\nadd.f32 %f2, %f1, %f1;\n", &d), WL_OK);
     assert_int_equal(viz_model_finish(m, 10000, &d), WL_OK);
     memset(c, 0, sizeof *c);
     c->m = m;
@@ -155,7 +155,8 @@ static void test_stalled_interval_in_place(void **state)
     assert_color(surf, x_ls, ym, viz_palette_reason(STALL_LONG_SCOREBOARD));
     assert_color(surf, x_sel, ym, viz_palette_reason(STALL_SELECTED));
     /* the interval's edges: just inside red, just outside green */
-    assert_color(surf, (int)viz_input_x_of(&s, 2000) + 2, ym, viz_palette_reason(STALL_LONG_SCOREBOARD));
+    assert_color(surf, (int)viz_input_x_of(&s, 2000) + 2, ym,
+                 viz_palette_reason(STALL_LONG_SCOREBOARD));
     assert_color(surf, (int)viz_input_x_of(&s, 2000) - 2, ym, viz_palette_reason(STALL_SELECTED));
     /* another slot of the same SM is empty: no long_scoreboard red in its row */
     int y3, h3;
@@ -168,7 +169,8 @@ static void test_stalled_interval_in_place(void **state)
     s.t0 = 3990;
     s.cpp = 20.0 / s.lay.plot.w;
     surf = draw(&c, &s);
-    assert_color(surf, (int)viz_input_x_of(&s, 4000), ym, viz_palette_reason(STALL_LONG_SCOREBOARD));
+    assert_color(surf, (int)viz_input_x_of(&s, 4000), ym,
+                 viz_palette_reason(STALL_LONG_SCOREBOARD));
     SDL_FreeSurface(surf);
 
     /* a reason filter greys the others out */
@@ -275,8 +277,10 @@ static const char *fixture_trace(const char *name)
     const char *names[STALL_COUNT];
     for (int i = 0; i < STALL_COUNT; i++)
         names[i] = stall_name(i);
-    trace_header h = {"k", "h200", "k.ptx", "ld.global.f32 %f1, [%rd1];\n", 2, 1, NULL, 4, 8,
-                      1980, {2, 1, 1}, {64, 1, 1}, STALL_COUNT, names};
+    trace_header h = {"k",         "h200", "k.ptx",   "ld.global.f32 %f1, [%rd1];\n",
+                      2,           1,      NULL,      4,
+                      8,           1980,   {2, 1, 1}, {64, 1, 1},
+                      STALL_COUNT, names};
     trace_writer *w;
     diag_t d;
     assert_int_equal(trace_writer_open(path, &h, &w, &d), WL_OK);
@@ -346,10 +350,12 @@ static void test_cli_errors(void **state)
     free(buf);
     char out[4200];
     snprintf(out, sizeof out, "%s/x.png", tu_tmpdir());
-    expect_error("truncated trace", &r, tu_warplab(&r, "view", trace, "--png", out, NULL), "cut.wlt");
-    expect_error("foreign file", &r,
-                 tu_warplab(&r, "view", tu_path("tests/data/viz/measured_small.json"), "--png",
-                            out, NULL), NULL);
+    expect_error("truncated trace", &r, tu_warplab(&r, "view", trace, "--png", out, NULL),
+                 "cut.wlt");
+    expect_error(
+        "foreign file", &r,
+        tu_warplab(&r, "view", tu_path("tests/data/viz/measured_small.json"), "--png", out, NULL),
+        NULL);
     expect_error("missing file", &r, tu_warplab(&r, "view", "/nonexistent.wlt", NULL), NULL);
     const char *good = fixture_trace("good.wlt");
     expect_error("bad view", &r, tu_warplab(&r, "view", good, "--png", out, "--view", "x", NULL),

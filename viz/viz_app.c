@@ -23,7 +23,7 @@ typedef struct {
     int64_t cursor;
     double range_a, range_b;
     int is_ptx;
-    int nrun;       /* the run options (simulate-then-view form) */
+    int nrun; /* the run options (simulate-then-view form) */
     char **run_argv;
     char word_run[4], word_trace[8]; /* writable argv strings for `run` */
 } viz_opts;
@@ -88,7 +88,8 @@ static int parse(int argc, char **argv, viz_opts *o)
         } else if (!strcmp(a, "--view")) {
             if ((o->view = viz_view_from_name(v)) < 0)
                 return usage_error("unknown view '%s' (gpu, sm, breakdown, measured, occupancy, "
-                                   "source)", v);
+                                   "source)",
+                                   v);
         } else if (!strcmp(a, "--size")) {
             int w, h;
             char extra;
@@ -111,13 +112,14 @@ static int parse(int argc, char **argv, viz_opts *o)
             o->cursor = n;
         } else if (!strcmp(a, "--range")) {
             char extra;
-            if (sscanf(v, "%lf:%lf%c", &o->range_a, &o->range_b, &extra) != 2 ||
-                o->range_a < 0 || o->range_b <= o->range_a)
+            if (sscanf(v, "%lf:%lf%c", &o->range_a, &o->range_b, &extra) != 2 || o->range_a < 0 ||
+                o->range_b <= o->range_a)
                 return usage_error("bad --range '%s' (A:B cycles, A < B)", v);
         } else if (!strcmp(a, "--reason")) {
             if ((o->reason = stall_from_name(v)) < 0)
                 return usage_error("unknown stall reason '%s' (Nsight names: long_scoreboard, "
-                                   "barrier, ...)", v);
+                                   "barrier, ...)",
+                                   v);
         } else if (!strcmp(a, "--lang")) {
             if (strcmp(v, "en") && strcmp(v, "zh"))
                 return usage_error("--lang is en or zh, not '%s'", v);
@@ -164,7 +166,8 @@ static void setup_ctx(viz_ctx *c, const viz_model *m, const viz_opts *o, const v
     occ_input_defaults(&c->occ);
     c->has_arch = host && host->arch_dir && m->arch[0] &&
                   arch_load(host->arch_dir, m->arch, &c->arch, &d) == WL_OK;
-    uint32_t threads = m->block[0] * (m->block[1] ? m->block[1] : 1) * (m->block[2] ? m->block[2] : 1);
+    uint32_t threads =
+        m->block[0] * (m->block[1] ? m->block[1] : 1) * (m->block[2] ? m->block[2] : 1);
     c->occ.block_size = threads ? (int)threads : 32;
     c->occ.dyn_smem = o->smem > 0 ? o->smem : 0;
     c->occ.regs_per_thread = 32;
@@ -186,8 +189,8 @@ static void setup_state(viz_state *s, const viz_model *m, const viz_opts *o)
 {
     double extent = (double)m->total_cycles;
     if (m->meas) { /* the measured timeline on the same axis: ns -> cycles at the model's clock */
-        double span = m->meas->probe_span_us > m->meas->time_us ? m->meas->probe_span_us
-                                                                : m->meas->time_us;
+        double span =
+            m->meas->probe_span_us > m->meas->time_us ? m->meas->probe_span_us : m->meas->time_us;
         if (span * m->clock_mhz > extent)
             extent = span * m->clock_mhz;
     }
@@ -265,16 +268,18 @@ static void queue_scripted_events(const viz_state *s)
 static int window_loop(viz_ctx *c, viz_state *s)
 {
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) < 0) {
-        fprintf(stderr, "warplab view: error: cannot open a window (%s); use --png OUT.png to "
-                        "render without a display\n", SDL_GetError());
+        fprintf(stderr,
+                "warplab view: error: cannot open a window (%s); use --png OUT.png to "
+                "render without a display\n",
+                SDL_GetError());
         return 1;
     }
-    SDL_Window *win = SDL_CreateWindow("warplab view", SDL_WINDOWPOS_CENTERED,
-                                       SDL_WINDOWPOS_CENTERED, s->win_w, s->win_h,
-                                       SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-    SDL_Renderer *r = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED |
-                                                            SDL_RENDERER_PRESENTVSYNC)
-                          : NULL;
+    SDL_Window *win =
+        SDL_CreateWindow("warplab view", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, s->win_w,
+                         s->win_h, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    SDL_Renderer *r =
+        win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC)
+            : NULL;
     if (win && !r)
         r = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
     viz_font *f = NULL;
@@ -304,7 +309,10 @@ static int window_loop(viz_ctx *c, viz_state *s)
             viz_ev ev = {0};
             int have = 1;
             switch (e.type) {
-            case SDL_QUIT: s->quit = 1; have = 0; break;
+            case SDL_QUIT:
+                s->quit = 1;
+                have = 0;
+                break;
             case SDL_KEYDOWN:
                 ev.type = VIZ_EV_KEY;
                 ev.key = key_of(&e.key.keysym);
@@ -392,8 +400,10 @@ static int simulate(viz_opts *o, const viz_host *host, char *trace, size_t cap)
     int st = host->run(o->nrun, o->run_argv);
     FILE *f = st ? NULL : fopen(trace, "rb");
     if (!st && (!f || fgetc(f) == EOF)) {
-        fprintf(stderr, "warplab view: error: `warplab run` wrote no trace for %s (this build's "
-                        "run cannot trace yet)\n", o->input);
+        fprintf(stderr,
+                "warplab view: error: `warplab run` wrote no trace for %s (this build's "
+                "run cannot trace yet)\n",
+                o->input);
         st = 1;
     }
     if (f)

@@ -18,7 +18,7 @@ typedef struct {
 struct viz_font {
     SDL_Renderer *r;
     int px;
-    char paths[4][512]; /* sans, bold, mono, cjk ("" when missing) */
+    char paths[4][512];   /* sans, bold, mono, cjk ("" when missing) */
     TTF_Font *face[2][4]; /* [small][sans, bold, mono, cjk] */
     cache_entry cache[CACHE];
     int cached;
@@ -26,10 +26,11 @@ struct viz_font {
 
 static int find_font(char *out, size_t cap, const char *const *names)
 {
-    const char *dirs[] = {getenv("WARPLAB_FONT_DIR"), "/usr/share/fonts/truetype/dejavu",
-                          "/usr/share/fonts/truetype/wqy", "/usr/share/fonts/TTF",
-                          "/usr/share/fonts/dejavu", "/usr/share/fonts/wenquanyi/wqy-microhei",
-                          "/usr/local/share/fonts"};
+    const char *dirs[] = {
+        getenv("WARPLAB_FONT_DIR"),      "/usr/share/fonts/truetype/dejavu",
+        "/usr/share/fonts/truetype/wqy", "/usr/share/fonts/TTF",
+        "/usr/share/fonts/dejavu",       "/usr/share/fonts/wenquanyi/wqy-microhei",
+        "/usr/local/share/fonts"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
         for (size_t k = 0; dirs[i] && names[k]; k++) {
             snprintf(out, cap, "%s/%s", dirs[i], names[k]);
@@ -96,7 +97,8 @@ wl_status viz_font_open(SDL_Renderer *r, int px, viz_font **out, diag_t *d)
     open_faces(f);
     if (!f->face[0][0]) {
         viz_font_close(f);
-        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "no usable font: install fonts-dejavu-core "
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0,
+                        "no usable font: install fonts-dejavu-core "
                         "(DejaVuSans.ttf) or point WARPLAB_FONT_DIR at a folder holding it");
     }
     *out = f;

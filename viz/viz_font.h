@@ -17,11 +17,11 @@
 typedef struct viz_font viz_font;
 
 enum {
-    VIZ_TEXT_MONO = 1,    /* monospaced (PTX) */
+    VIZ_TEXT_MONO = 1, /* monospaced (PTX) */
     VIZ_TEXT_BOLD = 2,
-    VIZ_TEXT_RIGHT = 4,   /* x is the right edge */
-    VIZ_TEXT_CENTER = 8,  /* x is the centre */
-    VIZ_TEXT_SMALL = 16,  /* 80 % size */
+    VIZ_TEXT_RIGHT = 4,  /* x is the right edge */
+    VIZ_TEXT_CENTER = 8, /* x is the centre */
+    VIZ_TEXT_SMALL = 16, /* 80 % size */
 };
 
 /* Opens the fonts at px pixels for drawing on r. WL_EUSAGE when no Latin font is found. */

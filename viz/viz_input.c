@@ -175,17 +175,33 @@ static int handle_key(viz_state *s, int key, int shift)
         return 1;
     }
     switch (key) {
-    case '\t': s->view = (viz_view)((s->view + (shift ? VIZ_VIEW_COUNT - 1 : 1)) % VIZ_VIEW_COUNT);
+    case '\t':
+        s->view = (viz_view)((s->view + (shift ? VIZ_VIEW_COUNT - 1 : 1)) % VIZ_VIEW_COUNT);
         return 1;
-    case '+': case '=': zoom_at(s, 1 / 1.5, s->cursor >= 0 ? (int)viz_input_x_of(s, (double)s->cursor) : mid);
+    case '+':
+    case '=':
+        zoom_at(s, 1 / 1.5, s->cursor >= 0 ? (int)viz_input_x_of(s, (double)s->cursor) : mid);
         return 1;
-    case '-': case '_': zoom_at(s, 1.5, mid); return 1;
-    case VIZ_K_LEFT: s->t0 -= span * (shift ? 0.5 : 0.1); clamp_view(s); return 1;
-    case VIZ_K_RIGHT: s->t0 += span * (shift ? 0.5 : 0.1); clamp_view(s); return 1;
-    case 'f': case VIZ_K_HOME: viz_input_fit(s); return 1;
-    case VIZ_K_END: s->t0 = s->extent; clamp_view(s); return 1;
-    case '.': case '>': step(s, shift || key == '>' ? 100 : 1); return 1;
-    case ',': case '<': step(s, shift || key == '<' ? -100 : -1); return 1;
+    case '-':
+    case '_': zoom_at(s, 1.5, mid); return 1;
+    case VIZ_K_LEFT:
+        s->t0 -= span * (shift ? 0.5 : 0.1);
+        clamp_view(s);
+        return 1;
+    case VIZ_K_RIGHT:
+        s->t0 += span * (shift ? 0.5 : 0.1);
+        clamp_view(s);
+        return 1;
+    case 'f':
+    case VIZ_K_HOME: viz_input_fit(s); return 1;
+    case VIZ_K_END:
+        s->t0 = s->extent;
+        clamp_view(s);
+        return 1;
+    case '.':
+    case '>': step(s, shift || key == '>' ? 100 : 1); return 1;
+    case ',':
+    case '<': step(s, shift || key == '<' ? -100 : -1); return 1;
     case ' ':
         s->playing = !s->playing;
         if (s->playing && s->cursor < 0)
@@ -193,14 +209,27 @@ static int handle_key(viz_state *s, int key, int shift)
         return 1;
     case '[': s->sm = (s->sm + (int)s->sm_count - 1) % (int)s->sm_count; return 1;
     case ']': s->sm = (s->sm + 1) % (int)s->sm_count; return 1;
-    case 's': case 'S': s->sched_filter = cycle_filter(s->sched_filter, (int)s->scheds, shift || key == 'S' ? -1 : 1); return 1;
-    case 'w': case 'W': s->warp_filter = cycle_filter(s->warp_filter, (int)s->slots, shift || key == 'W' ? -1 : 1); return 1;
-    case 'r': case 'R': s->reason_filter = cycle_filter(s->reason_filter, STALL_COUNT, shift || key == 'R' ? -1 : 1); return 1;
+    case 's':
+    case 'S':
+        s->sched_filter =
+            cycle_filter(s->sched_filter, (int)s->scheds, shift || key == 'S' ? -1 : 1);
+        return 1;
+    case 'w':
+    case 'W':
+        s->warp_filter = cycle_filter(s->warp_filter, (int)s->slots, shift || key == 'W' ? -1 : 1);
+        return 1;
+    case 'r':
+    case 'R':
+        s->reason_filter =
+            cycle_filter(s->reason_filter, STALL_COUNT, shift || key == 'R' ? -1 : 1);
+        return 1;
     case VIZ_K_UP: s->src_scroll -= shift ? 10 : 1; break;
     case VIZ_K_DOWN: s->src_scroll += shift ? 10 : 1; break;
     case VIZ_K_PAGEUP: s->src_scroll -= 30; break;
     case VIZ_K_PAGEDOWN: s->src_scroll += 30; break;
-    case VIZ_K_F1: case '?': case 'h': s->help = !s->help; return 1;
+    case VIZ_K_F1:
+    case '?':
+    case 'h': s->help = !s->help; return 1;
     case VIZ_K_ESC:
         if (s->help)
             s->help = 0;
@@ -223,8 +252,7 @@ static int in_plot(const viz_state *s, int x, int y)
 int viz_input_handle(viz_state *s, const viz_ev *e)
 {
     switch (e->type) {
-    case VIZ_EV_KEY:
-        return handle_key(s, e->key, e->shift);
+    case VIZ_EV_KEY: return handle_key(s, e->key, e->shift);
     case VIZ_EV_WHEEL:
         if (s->view == VIZ_VIEW_SOURCE) {
             s->src_scroll -= 3 * e->dy;

@@ -28,8 +28,16 @@ int viz_view_from_name(const char *name);
 
 /* Keys: printable ASCII as themselves, the rest from here. */
 enum {
-    VIZ_K_LEFT = 256, VIZ_K_RIGHT, VIZ_K_UP, VIZ_K_DOWN, VIZ_K_PAGEUP, VIZ_K_PAGEDOWN,
-    VIZ_K_HOME, VIZ_K_END, VIZ_K_ESC, VIZ_K_F1
+    VIZ_K_LEFT = 256,
+    VIZ_K_RIGHT,
+    VIZ_K_UP,
+    VIZ_K_DOWN,
+    VIZ_K_PAGEUP,
+    VIZ_K_PAGEDOWN,
+    VIZ_K_HOME,
+    VIZ_K_END,
+    VIZ_K_ESC,
+    VIZ_K_F1
 };
 
 typedef enum {
@@ -55,21 +63,21 @@ typedef struct {
 } viz_rect;
 
 typedef struct {
-    double scale;    /* font and margin scale: 1 at 1366x768 */
-    int font_px;     /* body text height */
+    double scale; /* font and margin scale: 1 at 1366x768 */
+    int font_px;  /* body text height */
     viz_rect toolbar, plot, legend, status;
-    int button_w;    /* toolbar buttons: VIZ_VIEW_COUNT of them from toolbar.x + pad */
+    int button_w; /* toolbar buttons: VIZ_VIEW_COUNT of them from toolbar.x + pad */
     int pad;
 } viz_layout;
 
 typedef struct {
     viz_view view;
     int win_w, win_h;
-    double dpi_scale;  /* extra scale from the display's DPI (1 = 96 dpi) */
+    double dpi_scale; /* extra scale from the display's DPI (1 = 96 dpi) */
     viz_layout lay;
-    double extent;     /* cycles on the time axis (simulated end, or longer when measured is) */
-    double t0, cpp;    /* left edge (cycles) and cycles per pixel */
-    int64_t cursor;    /* the stepping cursor, cycles; -1 hidden */
+    double extent;  /* cycles on the time axis (simulated end, or longer when measured is) */
+    double t0, cpp; /* left edge (cycles) and cycles per pixel */
+    int64_t cursor; /* the stepping cursor, cycles; -1 hidden */
     int playing;
     uint32_t sm_count, slots, scheds;
     int sm;            /* the SM shown in the SM view */

@@ -76,8 +76,10 @@ static int grow(void **p, size_t *cap, size_t n, size_t elem)
 static wl_status check_place(const viz_model *m, uint32_t sm, uint32_t slot, diag_t *d)
 {
     if (sm >= m->sm_count || slot >= m->slots)
-        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "record on SM %u slot %u: the GPU has %u SMs "
-                        "of %u warp slots", sm, slot, m->sm_count, m->slots);
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0,
+                        "record on SM %u slot %u: the GPU has %u SMs "
+                        "of %u warp slots",
+                        sm, slot, m->sm_count, m->slots);
     return WL_OK;
 }
 
@@ -109,8 +111,8 @@ wl_status viz_model_add_issue(viz_model *m, const viz_issue *is, diag_t *d)
 wl_status viz_model_add_block(viz_model *m, const viz_block *b, diag_t *d)
 {
     if (b->sm >= m->sm_count || b->t1 < b->t0)
-        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "bad block %u: SM %u, [%llu, %llu)", b->id,
-                        b->sm, (unsigned long long)b->t0, (unsigned long long)b->t1);
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "bad block %u: SM %u, [%llu, %llu)", b->id, b->sm,
+                        (unsigned long long)b->t0, (unsigned long long)b->t1);
     if (!grow((void **)&m->blocks, &m->cap_blocks, m->nblocks, sizeof *m->blocks))
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     m->blocks[m->nblocks++] = *b;
@@ -205,7 +207,8 @@ static int cmp_block(const void *a, const void *b)
 }
 
 /* The trace reader already sorts in this order: check in one pass before paying for qsort. */
-static void sort_if_needed(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+static void sort_if_needed(void *base, size_t n, size_t size,
+                           int (*cmp)(const void *, const void *))
 {
     const char *p = base;
     for (size_t i = 1; i < n; i++)
@@ -303,8 +306,10 @@ static wl_status build_lod(viz_model *m, diag_t *d)
     if (!m->lod_reason || !m->lod_lanes || !h || !ls) {
         free(h);
         free(ls);
-        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory for the level-of-detail index "
-                        "(%zu rows x %u buckets)", rows, off);
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0,
+                        "out of memory for the level-of-detail index "
+                        "(%zu rows x %u buckets)",
+                        rows, off);
     }
     const int H = VIZ_NREASON + 1;
     for (size_t row = 0; row < rows; row++) {
@@ -373,11 +378,9 @@ int viz_model_lod_level(const viz_model *m, double cycles_per_px)
     return level;
 }
 
-static uint8_t lod_get(const viz_model *m, const uint8_t *arr, uint32_t row, int level,
-                       uint64_t t)
+static uint8_t lod_get(const viz_model *m, const uint8_t *arr, uint32_t row, int level, uint64_t t)
 {
-    if (!arr || level < 0 || (uint32_t)level >= m->lod_levels ||
-        row >= m->sm_count * m->slots)
+    if (!arr || level < 0 || (uint32_t)level >= m->lod_levels || row >= m->sm_count * m->slots)
         return VIZ_NONE;
     uint64_t b = t / (m->lod_bucket << level);
     if (b >= m->lod_n[level])
@@ -501,8 +504,7 @@ const viz_issue *viz_model_issue_at(const viz_model *m, uint32_t sm, uint32_t sl
     return i > m->row_issue[row] ? &m->issues[i - 1] : NULL;
 }
 
-const viz_issue *viz_model_next_issue(const viz_model *m, uint32_t sm, uint32_t slot,
-                                      uint64_t t)
+const viz_issue *viz_model_next_issue(const viz_model *m, uint32_t sm, uint32_t slot, uint64_t t)
 {
     if (!m->row_issue || sm >= m->sm_count || slot >= m->slots)
         return NULL;
@@ -557,8 +559,8 @@ wl_status viz_model_from_trace(viz_model *m, const char *path, diag_t *d)
     memset(m, 0, sizeof *m);
     if (trace_open_read(path, &t, d))
         return d->status;
-    wl_status st = viz_model_init(m, t.sm_count, t.gpc_count ? t.gpc_count : 1,
-                                  t.subpartitions, t.warp_slots_per_sm, t.clock_mhz, d);
+    wl_status st = viz_model_init(m, t.sm_count, t.gpc_count ? t.gpc_count : 1, t.subpartitions,
+                                  t.warp_slots_per_sm, t.clock_mhz, d);
     int map[TRACE_MAX_REASONS];
     for (uint32_t r = 0; r < t.n_reasons && r < TRACE_MAX_REASONS; r++) {
         map[r] = stall_from_name(t.reason_names[r]);

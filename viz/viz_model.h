@@ -86,20 +86,20 @@ typedef struct {
     size_t nlines;
 
     /* built by viz_model_finish */
-    size_t *row_iv;    /* rows+1 offsets into ivs */
-    size_t *row_issue; /* rows+1 offsets into issues */
-    uint64_t lod_bucket;           /* cycles per level-0 bucket */
-    uint32_t lod_levels;           /* levels in the pyramid */
+    size_t *row_iv;                  /* rows+1 offsets into ivs */
+    size_t *row_issue;               /* rows+1 offsets into issues */
+    uint64_t lod_bucket;             /* cycles per level-0 bucket */
+    uint32_t lod_levels;             /* levels in the pyramid */
     uint32_t lod_off[40], lod_n[40]; /* per level: offset inside a row's index, buckets */
-    uint32_t lod_stride;           /* bytes per row */
-    uint8_t *lod_reason;           /* rows x lod_stride: dominant reason or VIZ_NONE */
-    uint8_t *lod_lanes;            /* rows x lod_stride: mean active lanes or VIZ_NONE */
-    uint32_t lanes_max;            /* most blocks at once on one SM */
-    uint32_t waves, tail_blocks;   /* waves; blocks in the last wave when partial, else 0 */
-    uint64_t *sm_reason;           /* sm_count x VIZ_NREASON warp-cycles */
+    uint32_t lod_stride;             /* bytes per row */
+    uint8_t *lod_reason;             /* rows x lod_stride: dominant reason or VIZ_NONE */
+    uint8_t *lod_lanes;              /* rows x lod_stride: mean active lanes or VIZ_NONE */
+    uint32_t lanes_max;              /* most blocks at once on one SM */
+    uint32_t waves, tail_blocks;     /* waves; blocks in the last wave when partial, else 0 */
+    uint64_t *sm_reason;             /* sm_count x VIZ_NREASON warp-cycles */
     uint64_t kernel_reason[VIZ_NREASON];
-    uint64_t *line_issues;         /* nlines+1 (index = line) */
-    uint64_t *line_stall;          /* (nlines+1) x VIZ_NREASON stalled warp-cycles */
+    uint64_t *line_issues; /* nlines+1 (index = line) */
+    uint64_t *line_stall;  /* (nlines+1) x VIZ_NREASON stalled warp-cycles */
     int finished;
 
     viz_measured *meas; /* optional, owned */
@@ -145,8 +145,7 @@ const viz_iv *viz_model_interval_at(const viz_model *m, uint32_t sm, uint32_t sl
 const viz_issue *viz_model_issue_at(const viz_model *m, uint32_t sm, uint32_t slot, uint64_t t);
 const viz_warp *viz_model_warp_at(const viz_model *m, uint32_t sm, uint32_t slot, uint64_t t);
 /* The next issue of (sm, slot) after an interval ending at t1 (the instruction it stalls on). */
-const viz_issue *viz_model_next_issue(const viz_model *m, uint32_t sm, uint32_t slot,
-                                      uint64_t t);
+const viz_issue *viz_model_next_issue(const viz_model *m, uint32_t sm, uint32_t slot, uint64_t t);
 
 /* Simulated time in microseconds of c cycles. */
 double viz_model_us(const viz_model *m, double cycles);

@@ -151,11 +151,12 @@ static void toolbar(const viz_draw *d)
     const viz_model *m = d->m;
     snprintf(t, sizeof t, "%s  ·  %s  ·  grid %u,%u,%u  block %u,%u,%u  ·  %llu cycles = %.2f us",
              m->kernel[0] ? m->kernel : "?", m->arch[0] ? m->arch : "?", m->grid[0], m->grid[1],
-             m->grid[2], m->block[0], m->block[1], m->block[2],
-             (unsigned long long)m->total_cycles, viz_model_us(m, (double)m->total_cycles));
+             m->grid[2], m->block[0], m->block[1], m->block[2], (unsigned long long)m->total_cycles,
+             viz_model_us(m, (double)m->total_cycles));
     int x0 = L->pad + VIZ_VIEW_COUNT * L->button_w + 2 * L->pad;
     if (x0 + viz_font_width(d->f, t, VIZ_TEXT_SMALL) < L->toolbar.w - L->pad)
-        vr_text(d, L->toolbar.w - L->pad, L->pad * 2, t, VIZ_C_DIM, VIZ_TEXT_RIGHT | VIZ_TEXT_SMALL);
+        vr_text(d, L->toolbar.w - L->pad, L->pad * 2, t, VIZ_C_DIM,
+                VIZ_TEXT_RIGHT | VIZ_TEXT_SMALL);
 }
 
 /* Draws text word-wrapped into width w (CJK text may break between any two characters). */
@@ -247,11 +248,8 @@ static void legend(const viz_draw *d)
     int y = L->legend.y + L->pad;
     switch (d->s->view) {
     case VIZ_VIEW_GPU:
-    case VIZ_VIEW_MEASURED:
-        vr_legend_blocks(d, y);
-        break;
-    default:
-        legend_reasons(d, y);
+    case VIZ_VIEW_MEASURED: vr_legend_blocks(d, y); break;
+    default: legend_reasons(d, y);
     }
 }
 

@@ -20,10 +20,10 @@
 typedef struct {
     const viz_model *m;
     int has_arch;
-    arch_t arch;       /* for the occupancy view */
-    occ_input occ;     /* the launch: block size, registers, shared memory */
+    arch_t arch;        /* for the occupancy view */
+    occ_input occ;      /* the launch: block size, registers, shared memory */
     char regs_note[64]; /* where the register count came from */
-    const char *lang;  /* "en" or "zh": legend descriptions */
+    const char *lang;   /* "en" or "zh": legend descriptions */
 } viz_ctx;
 
 /* What is under the mouse (or the cursor) in the current view. */

@@ -41,8 +41,8 @@ static void bar_labels(const viz_draw *d, int x, int y, int w, const double *sha
         snprintf(t, sizeof t, "%s %.0f%%", stall_name(i), share[i] * 100);
         int seg = (int)(share[i] * w);
         if (seg > viz_font_width(d->f, t, VIZ_TEXT_SMALL) + 6)
-            viz_font_draw(d->f, x + (int)((acc + share[i] / 2) * w), y, t, (viz_rgb){0x10, 0x10, 0x10},
-                          VIZ_TEXT_SMALL | VIZ_TEXT_CENTER);
+            viz_font_draw(d->f, x + (int)((acc + share[i] / 2) * w), y, t,
+                          (viz_rgb){0x10, 0x10, 0x10}, VIZ_TEXT_SMALL | VIZ_TEXT_CENTER);
         acc += share[i];
     }
 }
@@ -53,8 +53,10 @@ void vr_view_breakdown(const viz_draw *d)
     const viz_rect *p = &d->L->plot;
     int lh = viz_font_height(d->f, 0), bh = 2 * lh, y = p->y - lh;
     double sh[VIZ_NREASON];
-    vr_text(d, p->x, y, "Where the warp-cycles went: share of each warp state (resident warps x "
-            "cycles)", VIZ_C_TEXT, VIZ_TEXT_BOLD);
+    vr_text(d, p->x, y,
+            "Where the warp-cycles went: share of each warp state (resident warps x "
+            "cycles)",
+            VIZ_C_TEXT, VIZ_TEXT_BOLD);
     y += lh + d->L->pad;
     shares(m->kernel_reason, sh);
     vr_text(d, p->x - d->L->pad, y + (bh - lh) / 2, "simulated", VIZ_C_TEXT,
@@ -144,13 +146,15 @@ static void occ_chart(const viz_draw *d, viz_rect r, occ_vary what, const char *
     diag_t dg;
     occ_input in = c->occ;
     if (occ_compute(&c->arch, &in, &res, &dg) == WL_OK) {
-        int x = a.x + (int)lround(a.w * current / xmax), y = a.y + a.h - (int)lround(a.h * res.occupancy);
+        int x = a.x + (int)lround(a.w * current / xmax),
+            y = a.y + a.h - (int)lround(a.h * res.occupancy);
         int rad = (int)(4 * d->L->scale) + 1;
         vr_fill(d, x - rad, y - rad, 2 * rad + 1, 2 * rad + 1, vr_ui(VIZ_C_TAIL));
         snprintf(t, sizeof t, "this launch: %d -> %.0f%%", current, res.occupancy * 100);
         int ty = y - lh - rad < a.y + lh ? y + rad + 2 : y - lh - rad; /* below it near the top */
-        vr_text(d, x + 2 * rad < a.x + a.w * 2 / 3 ? x + 2 * rad : x - 2 * rad, ty, t,
-                VIZ_C_TAIL, VIZ_TEXT_SMALL | VIZ_TEXT_BOLD | (x + 2 * rad < a.x + a.w * 2 / 3 ? 0 : VIZ_TEXT_RIGHT));
+        vr_text(d, x + 2 * rad < a.x + a.w * 2 / 3 ? x + 2 * rad : x - 2 * rad, ty, t, VIZ_C_TAIL,
+                VIZ_TEXT_SMALL | VIZ_TEXT_BOLD |
+                    (x + 2 * rad < a.x + a.w * 2 / 3 ? 0 : VIZ_TEXT_RIGHT));
     }
 }
 
@@ -173,23 +177,25 @@ void vr_view_occupancy(const viz_draw *d)
         vr_message(d, "This launch's occupancy cannot be computed:", dg.msg);
         return;
     }
-    snprintf(t, sizeof t, "%s: %d threads/block, %d registers/thread (%s), %d B shared/block  ->  "
+    snprintf(t, sizeof t,
+             "%s: %d threads/block, %d registers/thread (%s), %d B shared/block  ->  "
              "%d blocks = %d warps per SM = %.1f%% occupancy, limited by %s",
              c->arch.name, c->occ.block_size, c->occ.regs_per_thread, c->regs_note,
              c->occ.static_smem + c->occ.dyn_smem, res.blocks_per_sm, res.warps_per_sm,
              res.occupancy * 100, occ_first_limiter(res.limiters));
     vr_text(d, p.x, p.y, t, VIZ_C_TEXT, VIZ_TEXT_BOLD);
-    snprintf(t, sizeof t, "blocks per SM allowed by each limit: warps %d, registers %d, shared "
+    snprintf(t, sizeof t,
+             "blocks per SM allowed by each limit: warps %d, registers %d, shared "
              "memory %d, blocks %d, barriers %d",
              res.limit_warps, res.limit_regs, res.limit_smem, res.limit_blocks, res.limit_barriers);
     vr_text(d, p.x, p.y + lh, t, VIZ_C_DIM, VIZ_TEXT_SMALL);
     int top = p.y + 3 * lh, h = p.y + p.h - top, w3 = p.w / 3;
     int maxw = c->arch.max_warps_per_sm;
-    occ_chart(d, (viz_rect){p.x, top, w3, h}, OCC_VARY_BLOCK,
-              "occupancy vs threads per block", "threads per block", c->occ.block_size, maxw);
+    occ_chart(d, (viz_rect){p.x, top, w3, h}, OCC_VARY_BLOCK, "occupancy vs threads per block",
+              "threads per block", c->occ.block_size, maxw);
     occ_chart(d, (viz_rect){p.x + w3, top, w3, h}, OCC_VARY_REGS,
-              "occupancy vs registers per thread", "registers per thread",
-              c->occ.regs_per_thread, maxw);
+              "occupancy vs registers per thread", "registers per thread", c->occ.regs_per_thread,
+              maxw);
     occ_chart(d, (viz_rect){p.x + 2 * w3, top, w3, h}, OCC_VARY_SMEM,
               "occupancy vs shared memory per block", "bytes of shared memory per block",
               c->occ.static_smem + c->occ.dyn_smem, maxw);
@@ -223,7 +229,8 @@ void vr_view_source(const viz_draw *d)
     viz_rect p = {L->pad, L->toolbar.h + L->pad, L->legend.x - 2 * L->pad,
                   L->status.y - L->toolbar.h - 2 * L->pad};
     if (!m->nlines) {
-        vr_message(d, "This trace embeds no PTX source.", "Re-run `warplab run ... --trace` to get it.");
+        vr_message(d, "This trace embeds no PTX source.",
+                   "Re-run `warplab run ... --trace` to get it.");
         return;
     }
     int lh = viz_font_height(d->f, VIZ_TEXT_MONO);

@@ -77,9 +77,9 @@ static void draw_blocks(const viz_draw *d, const viz_block *b, size_t n, uint32_
             x1--; /* a pixel of background between consecutive blocks */
         if (x1 <= x0)
             x1 = x0 + 1;
-        viz_rgb c = measured ? vr_ui(VIZ_C_MEASURED)
+        viz_rgb c = measured          ? vr_ui(VIZ_C_MEASURED)
                     : i >= first_tail ? vr_ui(VIZ_C_TAIL)
-                    : vr_ui(b[i].wave % 2 ? VIZ_C_WAVE_B : VIZ_C_WAVE_A);
+                                      : vr_ui(b[i].wave % 2 ? VIZ_C_WAVE_B : VIZ_C_WAVE_A);
         if (measured && b[i].lane % 2)
             c = (viz_rgb){(uint8_t)(c.r * 4 / 5), (uint8_t)(c.g * 4 / 5), (uint8_t)(c.b * 4 / 5)};
         int y = gpu_row_y(g, b[i].sm) + (int)floor((b[i].lane % fit) * lane_h);
@@ -146,8 +146,8 @@ void vr_view_gpu(const viz_draw *d)
         vr_line(d, x, p->y, x, p->y + p->h, vr_ui(VIZ_C_TEXT));
         if (x - last_x > 70 * d->L->scale) {
             char t[32];
-            snprintf(t, sizeof t, w + 1 == m->waves && m->tail_blocks ? "tail (wave %u)" : "wave %u",
-                     w + 1);
+            snprintf(t, sizeof t,
+                     w + 1 == m->waves && m->tail_blocks ? "tail (wave %u)" : "wave %u", w + 1);
             vr_text(d, x + 3, p->y + 2, t, VIZ_C_TEXT, VIZ_TEXT_SMALL | VIZ_TEXT_BOLD);
             last_x = x;
         }
@@ -163,9 +163,13 @@ void vr_legend_blocks(const viz_draw *d, int y)
     char t[128];
     vr_text(d, x, y, "blocks", VIZ_C_TEXT, VIZ_TEXT_BOLD);
     y += lh + L->pad / 2;
-    struct { int color; const char *label; } items[] = {
-        {VIZ_C_WAVE_A, "waves 1, 3, 5 ..."}, {VIZ_C_WAVE_B, "waves 2, 4, 6 ..."},
-        {VIZ_C_TAIL, "tail: last, partial wave"}, {VIZ_C_MEASURED, "measured on the GPU"}};
+    struct {
+        int color;
+        const char *label;
+    } items[] = {{VIZ_C_WAVE_A, "waves 1, 3, 5 ..."},
+                 {VIZ_C_WAVE_B, "waves 2, 4, 6 ..."},
+                 {VIZ_C_TAIL, "tail: last, partial wave"},
+                 {VIZ_C_MEASURED, "measured on the GPU"}};
     for (size_t i = 0; i < 4; i++) {
         if (i == 3 && d->s->view != VIZ_VIEW_MEASURED)
             break;
@@ -304,7 +308,8 @@ static void sm_row(const viz_draw *d, uint32_t sm, int slot, int y, int h)
         x1 = x1 > p->x + p->w ? p->x + p->w : x1;
         vr_fill(d, x0, y, x1 > x0 ? x1 - x0 : 1, bar, vr_reason(d, (int)iv->reason));
     }
-    const viz_issue *is = viz_model_issue_at(m, sm, (uint32_t)slot, (uint64_t)(s->t0 > 0 ? s->t0 : 0));
+    const viz_issue *is =
+        viz_model_issue_at(m, sm, (uint32_t)slot, (uint64_t)(s->t0 > 0 ? s->t0 : 0));
     size_t i = is ? (size_t)(is - m->issues) : m->row_issue[row];
     for (; i < m->row_issue[row + 1] && (double)m->issues[i].cycle < tend; i++) {
         int x0 = (int)floor(viz_input_x_of(s, (double)m->issues[i].cycle));
@@ -392,15 +397,16 @@ void vr_view_measured(const viz_draw *d)
     vr_fill(d, p->x, p->y + lh, p->w, half - lh / 2, vr_ui(VIZ_C_PANEL));
     vr_fill(d, p->x, p->y + half + 2 * lh, p->w, half - lh / 2, vr_ui(VIZ_C_PANEL));
     draw_blocks(d, m->blocks, m->nblocks, m->lanes_max, &gs, 1.0, 0, m->sm_count);
-    draw_blocks(d, mm->blocks, mm->nblocks, mm->lanes_max, &gm, m->clock_mhz / 1000.0, 1,
-                msms);
+    draw_blocks(d, mm->blocks, mm->nblocks, mm->lanes_max, &gm, m->clock_mhz / 1000.0, 1, msms);
     snprintf(t, sizeof t, "simulated (%s, %u MHz): %.2f us, first block to last", m->arch,
              m->clock_mhz, sim_us);
     vr_text(d, p->x + d->L->pad, p->y, t, VIZ_C_TEXT, VIZ_TEXT_BOLD | VIZ_TEXT_SMALL);
     double meas_us = mm->time_us > 0 ? mm->time_us : mm->probe_span_us;
     if (mm->time_us > 0)
-        snprintf(t, sizeof t, "measured on %s: %.2f us (median, uninstrumented); timeline from "
-                 "the probe run, span %.2f us", mm->gpu, mm->time_us, mm->probe_span_us);
+        snprintf(t, sizeof t,
+                 "measured on %s: %.2f us (median, uninstrumented); timeline from "
+                 "the probe run, span %.2f us",
+                 mm->gpu, mm->time_us, mm->probe_span_us);
     else
         snprintf(t, sizeof t, "measured on %s: probe span %.2f us", mm->gpu, mm->probe_span_us);
     vr_text(d, p->x + d->L->pad, p->y + half + lh, t, VIZ_C_TEXT, VIZ_TEXT_BOLD | VIZ_TEXT_SMALL);
@@ -408,8 +414,8 @@ void vr_view_measured(const viz_draw *d)
         double err = 100.0 * (sim_us - meas_us) / meas_us;
         snprintf(t, sizeof t, "error: %+.1f%%  (simulated %s measured)", err,
                  err > 0 ? "slower than" : "faster than");
-        vr_text(d, p->x + p->w - d->L->pad, p->y, t,
-                fabs(err) <= 20 ? VIZ_C_ACCENT : VIZ_C_TAIL, VIZ_TEXT_BOLD | VIZ_TEXT_SMALL | VIZ_TEXT_RIGHT);
+        vr_text(d, p->x + p->w - d->L->pad, p->y, t, fabs(err) <= 20 ? VIZ_C_ACCENT : VIZ_C_TAIL,
+                VIZ_TEXT_BOLD | VIZ_TEXT_SMALL | VIZ_TEXT_RIGHT);
     }
     if (!mm->nblocks)
         vr_text(d, p->x + p->w / 2, p->y + half + 2 * lh + half / 3,
