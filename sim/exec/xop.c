@@ -36,9 +36,11 @@ static inline void commit(uint64_t *restrict dst, const uint64_t *restrict t, ui
         memcpy(dst, t, 32 * sizeof *t);
         return;
     }
-    for (int l = 0; l < 32; l++)
-        if ((m >> l) & 1)
-            dst[l] = t[l];
+    while (m) { /* visit the set bits only: divergent code often has few lanes */
+        int l = __builtin_ctz(m);
+        dst[l] = t[l];
+        m &= m - 1;
+    }
 }
 
 static inline uint64_t zx(uint64_t v, int bits)
