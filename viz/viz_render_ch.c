@@ -65,7 +65,7 @@ void vr_view_breakdown(const viz_draw *d)
     bar_labels(d, p->x, y + (bh - lh) / 2, p->w, sh);
     y += bh + d->L->pad;
     if (m->meas && m->meas->has_stalls) {
-        vr_text(d, p->x - d->L->pad, y + (bh - lh) / 2, "Nsight (H/W)", VIZ_C_TEXT,
+        vr_text(d, p->x - d->L->pad, y + (bh - lh) / 2, "measured", VIZ_C_TEXT,
                 VIZ_TEXT_RIGHT | VIZ_TEXT_SMALL | VIZ_TEXT_BOLD);
         stacked(d, p->x, y, p->w, bh, m->meas->stalls);
         bar_labels(d, p->x, y + (bh - lh) / 2, p->w, m->meas->stalls);

@@ -390,9 +390,9 @@ void vr_view_measured(const viz_draw *d)
         return;
     }
     int half = (p->h - 2 * lh) / 2;
-    gpu_geom gs, gm; /* measured rows: one per SM id seen, no GPC grouping */
+    gpu_geom gs, gm; /* one row per SM id in both (%smid does not tell the GPC) */
     uint32_t msms = mm->sm_count ? mm->sm_count : 1;
-    gpu_layout(m, m->sm_count, 1, p->y + lh, half - lh / 2, &gs);
+    gpu_layout(m, m->sm_count, 0, p->y + lh, half - lh / 2, &gs);
     gpu_layout(m, msms, 0, p->y + half + 2 * lh, half - lh / 2, &gm);
     vr_fill(d, p->x, p->y + lh, p->w, half - lh / 2, vr_ui(VIZ_C_PANEL));
     vr_fill(d, p->x, p->y + half + 2 * lh, p->w, half - lh / 2, vr_ui(VIZ_C_PANEL));
