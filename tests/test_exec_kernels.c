@@ -714,7 +714,10 @@ static void test_step_api(void **state)
                 in.addr[8] != d + 32 || in.addr[19] != d + 76 || in.unit != PTX_UNIT_LSU)
                 fail_msg("ld: active 0x%x size %u addr8 0x%llx unit %d", in.active, in.mem_size,
                          (unsigned long long)in.addr[8], in.unit);
-            if (in.ndst != 1 || in.nsrc < 1)
+            /* ld.global.u32 %r2, [%rd3]: writes %r2, reads %rd3 (IR register indices) */
+            if (in.ndst != 1 || in.nsrc != 1 ||
+                strcmp(t.k->regs[in.dst[0]].name, "%r") != 0 || t.k->regs[in.dst[0]].num != 2 ||
+                strcmp(t.k->regs[in.src[0]].name, "%rd") != 0 || t.k->regs[in.src[0]].num != 3)
                 fail_msg("ld regs: %d dst %d src", in.ndst, in.nsrc);
             saw_ld = 1;
         }
@@ -880,6 +883,52 @@ static void test_million_blocks(void **state)
             fail_msg("c[%d] = %g", i, c[i]);
     if (c[N - 1] != (float)(N - 1) + 2.0f)
         fail_msg("last element %g", c[N - 1]);
+    kt_close(&t);
+}
+
+/* Warp-wide forms nvcc rarely emits from CUDA C: vote.uni, match.all with its predicate,
+ * redux.min/and, activemask and %lanemask_lt inside a divergent branch, shfl.idx with a segment
+ * mask in c (width 8), out-of-segment shfl.down keeps the own value and clears the predicate. */
+static const char warp2_ptx[] = HDR
+    ".visible .entry w2(.param .u64 out)\n{\n"
+    ".reg .pred %p<6>;\n.reg .b32 %r<30>;\n.reg .b64 %rd<4>;\n"
+    "ld.param.u64 %rd1, [out];\nmov.u32 %r1, %laneid;\n"
+    "mul.wide.u32 %rd2, %r1, 64;\nadd.s64 %rd3, %rd1, %rd2;\n"
+    "and.b32 %r2, %r1, 3;\nsetp.lt.u32 %p1, %r1, 40;\n"        /* true for all 32 lanes */
+    "vote.sync.uni.pred %p2, %p1, -1;\nselp.u32 %r3, 1, 0, %p2;\nst.global.u32 [%rd3], %r3;\n"
+    "match.all.sync.b32 %r4|%p3, %r2, -1;\nselp.u32 %r5, 1, 0, %p3;\n"
+    "st.global.u32 [%rd3+4], %r4;\nst.global.u32 [%rd3+8], %r5;\n"
+    "sub.s32 %r6, 100, %r1;\nredux.sync.min.s32 %r7, %r6, -1;\nst.global.u32 [%rd3+12], %r7;\n"
+    "or.b32 %r8, %r1, 0xF0;\nredux.sync.and.b32 %r9, %r8, -1;\nst.global.u32 [%rd3+16], %r9;\n"
+    "mov.u32 %r10, %lanemask_lt;\nst.global.u32 [%rd3+20], %r10;\n"
+    "mov.u32 %r11, 0x1807;\n"                                  /* segmask 0x18: width 8, clamp 7 */
+    "shfl.sync.idx.b32 %r12|%p4, %r1, 2, %r11, -1;\nst.global.u32 [%rd3+24], %r12;\n"
+    "shfl.sync.down.b32 %r13|%p5, %r1, 6, 0x1f, -1;\nselp.u32 %r14, 1, 0, %p5;\n"
+    "st.global.u32 [%rd3+28], %r13;\nst.global.u32 [%rd3+32], %r14;\n"
+    "setp.eq.u32 %p1, %r2, 1;\nmov.u32 %r15, 0;\n@!%p1 bra SKIP;\n"
+    "activemask.b32 %r15;\n"
+    "SKIP:\nst.global.u32 [%rd3+36], %r15;\n"
+    "ret;\n}\n";
+
+static void test_warp_forms(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, warp2_ptx, "w2");
+    uint32_t out[32 * 16];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (uint32_t l = 0; l < 32; l++) {
+        const uint32_t *o = out + l * 16;
+        uint32_t idx = (l & ~7u) | 2u;
+        uint32_t want[10] = {1, 0, 0, 100 - 31, 0xf0, (1u << l) - 1, idx, l + 6 <= 31 ? l + 6 : l,
+                             l + 6 <= 31, (l & 3) == 1 ? 0x22222222u : 0};
+        for (int k = 0; k < 10; k++)
+            if (o[k] != want[k])
+                fail_msg("lane %u result %d = 0x%x, want 0x%x", l, k, o[k], want[k]);
+    }
     kt_close(&t);
 }
 
@@ -1081,6 +1130,7 @@ int main(void)
         cmocka_unit_test(test_mbarrier_phases),
         cmocka_unit_test(test_modifiers),
         cmocka_unit_test(test_million_blocks),
+        cmocka_unit_test(test_warp_forms),
         cmocka_unit_test(test_named_barriers),
         cmocka_unit_test(test_named_barrier_deadlock),
         cmocka_unit_test(test_barrier_count_mismatch),

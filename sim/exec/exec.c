@@ -745,7 +745,9 @@ static void compute_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs
 /* ------------------------------------------------------------------------------------------ */
 /* The step                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
-static void fill_regs(const xinsn *in, exec_step_info *out)
+/* Registers an instruction reads and writes, as IR register indices (immediate and scratch slots
+ * are not registers). */
+static void fill_regs(const xinsn *in, uint32_t nregs, exec_step_info *out)
 {
     const ptx_insn *ir = in->ir;
     int ndst = 0;
@@ -760,13 +762,12 @@ static void fill_regs(const xinsn *in, exec_step_info *out)
         const xop *o = &in->o[k];
         int32_t rs[5];
         int n = 0;
-        if (o->kind == XO_SLOT && o->slot >= 0 && (uint32_t)o->slot < 0x7fffffff)
-            rs[n++] = o->slot;
-        else if (o->kind == XO_ADDR && o->slot >= 0)
+        if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 &&
+            (uint32_t)o->slot < nregs)
             rs[n++] = o->slot;
         else if (o->kind == XO_VEC)
             for (int v = 0; v < o->n; v++)
-                if (o->vec[v] >= 0)
+                if (o->vec[v] >= 0 && (uint32_t)o->vec[v] < nregs)
                     rs[n++] = o->vec[v];
         for (int i = 0; i < n; i++) {
             int isdst = k < ndst && o->kind != XO_ADDR;
@@ -821,7 +822,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         out->loc_line = in->ir->loc_line;
         out->active = active;
         out->exec_mask = m;
-        fill_regs(in, out);
+        fill_regs(in, xf->nregs, out);
     }
     b->cnt.warp_insts++;
     b->cnt.thread_insts += (uint64_t)xpopc(m);
