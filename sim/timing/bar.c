@@ -30,7 +30,7 @@ static wl_status bar_release(tctx *c, tblock *b, int id, uint64_t now)
         wl_status st = sched_fetch(c, w, rel - 1); /* can issue from rel on */
         if (st != WL_OK)
             return st;
-        tgpu_wake(c, &c->sp[(size_t)b->sm * (size_t)c->nsub + w->slot % (uint32_t)c->nsub], rel);
+        sched_refresh(c, w);
     }
     return WL_OK;
 }

@@ -229,7 +229,9 @@ static wl_status setup(tctx *c, const timing_config *cfg)
             sp->next_eval = T_INF;
             sp->last_slot = UINT32_MAX;
             sp->warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *sp->warps);
-            if (!sp->warps)
+            sp->ens = calloc((size_t)a->max_warps_per_sm + 1, sizeof *sp->ens);
+            sp->wres = calloc((size_t)a->max_warps_per_sm + 1, 1);
+            if (!sp->warps || !sp->ens || !sp->wres)
                 return oom(c);
         }
     }
@@ -327,8 +329,11 @@ static void teardown(tctx *c)
             free(sm->blocks);
         }
     if (c->sp)
-        for (int i = 0; i < c->nsm * c->nsub; i++)
+        for (int i = 0; i < c->nsm * c->nsub; i++) {
             free(c->sp[i].warps);
+            free(c->sp[i].ens);
+            free(c->sp[i].wres);
+        }
     free(c->sms);
     free(c->sp);
     free(c->heap);

@@ -136,19 +136,6 @@ static int eligible(const tw *w, uint64_t t)
     return 1;
 }
 
-/* Earliest cycle > t at which w might issue (or retire). */
-static uint64_t next_time(const tw *w, uint64_t t)
-{
-    if (w->state == TW_DRAIN)
-        return max64(w->t_drain, t + 1);
-    if (w->state == TW_BARRIER || !w->has_pending)
-        return T_INF;
-    uint64_t e = max64(w->start, t + 1);
-    for (int k = 0; k < C_COUNT; k++)
-        e = max64(e, w->T[k]);
-    return e;
-}
-
 wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
 {
     tblock *b = w->blk;
@@ -183,11 +170,43 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     return WL_OK;
 }
 
+/* The cycle w's own conditions allow it to issue (retire when draining); T_INF at a barrier. */
+static uint64_t own_ready(const tw *w)
+{
+    if (w->state == TW_DRAIN)
+        return max64(w->t_drain, max64(w->start, w->T[C_BAR]));
+    if (w->state == TW_BARRIER || !w->has_pending)
+        return T_INF;
+    uint64_t e = w->start;
+    for (int k = 0; k < C_QUEUE; k++)
+        e = max64(e, w->T[k]);
+    return e;
+}
+
+static tsmsp *sp_of(tctx *c, const tw *w)
+{
+    return &c->sp[(size_t)w->blk->sm * (size_t)c->nsub + w->slot % (uint32_t)c->nsub];
+}
+
 void sched_add_warp(tctx *c, tsmsp *sp, tw *w)
 {
-    sp->warps[sp->nwarps++] = w;
+    if (sp->nwarps == 0)
+        sp->active_since = w->start;
+    w->idx = sp->nwarps++;
+    sp->warps[w->idx] = w;
+    sp->ens[w->idx] = own_ready(w);
+    sp->wres[w->idx] = w->res;
     w->pend_seq = ++sp->pend_seq;
     tgpu_wake(c, sp, w->start);
+}
+
+void sched_refresh(tctx *c, tw *w)
+{
+    tsmsp *sp = sp_of(c, w);
+    sp->ens[w->idx] = own_ready(w);
+    sp->wres[w->idx] = w->res;
+    if (sp->ens[w->idx] != T_INF)
+        tgpu_wake(c, sp, sp->ens[w->idx]);
 }
 
 /* Fixed latency of a math instruction. */
@@ -418,24 +437,41 @@ static void retire(tctx *c, tsmsp *sp, tw *w, uint64_t t, tblock **done, int *nd
         done[(*ndone)++] = w->blk;
 }
 
+/* Cycle from which a scheduler-level resource (queue, pipe) lets an instruction of class res
+ * issue. */
+static uint64_t shared_ready(const tctx *c, const tsmsp *sp, uint8_t res)
+{
+    (void)c;
+    switch (res) {
+    case RES_LG: return queue_ready(sp->lg_ring, sp->lg_pos);
+    case RES_MIO: return queue_ready(sp->mio_ring, sp->mio_pos);
+    case RES_ALU: return sp->pipe_free[PIPE_ALU];
+    case RES_FMA: return sp->pipe_free[PIPE_FMA];
+    case RES_FP64: return sp->pipe_free[PIPE_FP64];
+    case RES_MMA: return sp->pipe_free[PIPE_MMA];
+    default: return 0;
+    }
+}
+
 wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
 {
     timing_result *r = c->res;
     if (c->policy == SCHED_TWO_LEVEL)
         two_level_update(sp, t);
-    /* One pass: account the cycles since the last evaluation (nothing changed in between),
-     * retire drained warps, charge this cycle to the warps that cannot issue, collect the
-     * eligible ones. */
+    /* Only warps whose own conditions are satisfied by t are looked at: the others keep
+     * their reason (a higher-priority condition than any scheduler resource) and are charged
+     * when they are next looked at. For each: account the cycles since it was last charged,
+     * retire it when drained, charge this cycle when it cannot issue, else collect it. */
     tblock *done[64];
     tw *el[256];
-    int ndone = 0, nel = 0, o = 0, started = 0;
-    uint64_t first_start = T_INF;
+    int ndone = 0, nel = 0, o = 0;
     for (int i = 0; i < sp->nwarps; i++) {
         tw *w = sp->warps[i];
-        if (w->start < first_start)
-            first_start = w->start;
-        if (w->start > t) {
-            sp->warps[o++] = w;
+        if (sp->ens[i] > t) {
+            sp->warps[o] = w;
+            sp->ens[o] = sp->ens[i];
+            sp->wres[o] = sp->wres[i];
+            w->idx = o++;
             continue;
         }
         shared_conds(c, sp, w);
@@ -444,8 +480,10 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
             retire(c, sp, w, t, done, &ndone);
             continue;
         }
-        sp->warps[o++] = w;
-        started = 1;
+        sp->warps[o] = w;
+        sp->ens[o] = sp->ens[i];
+        sp->wres[o] = sp->wres[i];
+        w->idx = o++;
         if (eligible(w, t) && nel < 256) {
             if (c->policy != SCHED_TWO_LEVEL || w->in_active)
                 el[nel++] = w;
@@ -456,23 +494,19 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         }
     }
     sp->nwarps = o;
-    uint64_t from = max64(sp->acct, first_start);
-    if (from < t)
-        r->sched_active_cycles += t - from;
-    sp->acct = max64(sp->acct, t);
+    if (o == 0 && ndone) /* the scheduler became empty at t */
+        r->sched_active_cycles += t - sp->active_since;
     tw *sel = nel ? pick(c, sp, el, nel) : NULL;
     for (int i = 0; i < nel; i++)
         stats_charge(c, el[i], el[i] == sel ? STALL_SELECTED : STALL_NOT_SELECTED, t + 1);
-    if (started) {
-        r->sched_active_cycles++;
-        sp->acct = t + 1;
-    }
     wl_status st = WL_OK;
     if (sel) {
         r->sched_issue_cycles++;
         sp->last_slot = sel->slot;
         sp->last_warp = sel;
         st = sched_issue(c, sp, sel, t);
+        sp->ens[sel->idx] = own_ready(sel);
+        sp->wres[sel->idx] = sel->res;
     }
     for (int i = 0; i < ndone && st == WL_OK; i++)
         st = tgpu_block_done(c, done[i], t);
@@ -482,9 +516,11 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     /* the next cycle anything can happen here */
     uint64_t next = T_INF;
     for (int i = 0; i < sp->nwarps; i++) {
-        tw *w = sp->warps[i];
-        shared_conds(c, sp, w);
-        uint64_t e = next_time(w, t);
+        uint64_t e = sp->ens[i];
+        if (e == T_INF)
+            continue;
+        uint64_t q = shared_ready(c, sp, sp->wres[i]);
+        e = max64(max64(e, q), t + 1);
         if (e < next)
             next = e;
     }

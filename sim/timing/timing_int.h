@@ -77,6 +77,7 @@ typedef struct tw {
     uint8_t in_active;      /* two-level: in the active set */
     uint8_t run_reason;     /* reason of the open run [run_start, charged); 0xff none */
     uint32_t slot;          /* warp slot in the SM; scheduler = slot % subpartitions */
+    int idx;                /* position in its scheduler's arrays */
     uint64_t start;         /* first resident cycle */
     uint64_t charged;       /* cycles [start, charged) are accounted */
     uint64_t run_start;
@@ -116,7 +117,10 @@ typedef struct tsmsp {
     int id;                 /* global index sm * nsub + sub */
     struct tsm *sm;
     tw **warps;             /* resident warps, in arrival order */
+    uint64_t *ens;          /* per warp: cycle its own conditions allow an issue (or retire) */
+    uint8_t *wres;          /* per warp: RES_* of its pending instruction */
     int nwarps;
+    uint64_t active_since;  /* first cycle of the current stretch with resident warps */
     uint64_t next_eval;     /* T_INF: asleep until woken */
     uint64_t acct;          /* scheduler cycles [.., acct) are accounted */
     uint32_t last_slot;     /* lrr rotation / gto greedy warp */
@@ -224,6 +228,9 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t);
 wl_status sched_fetch(tctx *c, tw *w, uint64_t now);
 /* Adds a warp starting at `start`. */
 void sched_add_warp(tctx *c, tsmsp *sp, tw *w);
+/* w's conditions changed outside its scheduler's evaluation (barrier release): refresh the
+ * scheduler's summary of it and wake the scheduler. */
+void sched_refresh(tctx *c, tw *w);
 
 /* gpu.c */
 void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t);
