@@ -644,6 +644,13 @@ static void test_module_errors(void **state)
               "address initializer");
     parse_err(HDR ".global .texref t;\n", strlen(HDR) + 19, WL_EUNSUPPORTED, 4, 9, ".texref");
     parse_err(HDR ".entry k(\n", strlen(HDR) + 10, WL_EUSAGE, 5, 1, "expected");
+    const char *dup = HDR ".entry k(.param .u32 a, .param .u32 a)\n{\nret;\n}\n";
+    parse_err(dup, strlen(dup), WL_EUSAGE, 4, 37, "duplicate parameter 'a'");
+    char mods[256];
+    snprintf(mods, sizeof mods, HDR ".entry k()\n{\n.reg .b32 %%r<2>;\n"
+             "ld.global.global.global.global.global.global.global.global.global.global.global."
+             "global.global.global.global.global.global.u32 %%r1, [%%r0];\nret;\n}\n");
+    parse_err(mods, strlen(mods), WL_EUSAGE, 7, 1, "too many modifiers");
     parse_err(HDR ".entry k()\n{\nret;\n", strlen(HDR) + 17, WL_EUSAGE, 0, 0, "unterminated body");
     parse_err("\x01\x02garbage", 9, WL_EUSAGE, 1, 1, "unexpected character");
     parse_err(HDR "\0.entry", strlen(HDR) + 7, WL_EUSAGE, 4, 1, "NUL byte");
@@ -671,6 +678,10 @@ static void test_hostile_inputs(void **state)
     int h = snprintf(big, 256, HDR ".entry k()\n");
     memset(big + h, '{', n);
     parse_err(big, (size_t)h + n, WL_EUSAGE, 5, PTX_MAX_NESTING, "nested too deeply");
+    /* 10 MB of '{' in an initializer (was a stack overflow: recursion is bounded now) */
+    h = snprintf(big, 256, HDR ".global .b8 x[4] = ");
+    memset(big + h, '{', n);
+    parse_err(big, (size_t)h + n, WL_EUSAGE, 4, 20 + PTX_MAX_NESTING, "initializer nested too deeply");
     /* a 10 MB line of spaces, then a bad token at its end */
     h = snprintf(big, 256, HDR);
     memset(big + h, ' ', n);
@@ -681,6 +692,25 @@ static void test_hostile_inputs(void **state)
     parse_err(big, (size_t)h + n, WL_EUSAGE, 4, 1, "expected a directive");
     free(big);
 
+    /* 20,000 entries x 20,000 shared variables: the per-entry layout is bounded */
+    {
+        size_t cap = 4u << 20, o = 0;
+        char *s = malloc(cap);
+        assert_non_null(s);
+        o += (size_t)snprintf(s, cap, HDR);
+        for (int i = 0; i < 20000; i++)
+            o += (size_t)snprintf(s + o, cap - o, ".shared .b8 v%d[4];\n", i);
+        for (int i = 0; i < 20000; i++)
+            o += (size_t)snprintf(s + o, cap - o, ".entry e%d()\n{\nret;\n}\n", i);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+        parse_err(s, o, WL_EUSAGE, 0, 0, "module too large to lay out");
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+        double sec = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        free(s);
+        if (sec > 10.0)
+            fail_msg("rejecting the 20000 x 20000 module took %.2f s CPU", sec);
+    }
     size_t len;
     char *src = tu_read_file(tu_path("tests/data/ptx/calls.ptx"), &len);
     assert_non_null(src);

@@ -239,19 +239,22 @@ out:
     return st;
 }
 
-/* Marks functions reachable from entry e through calls (worklist). */
-static uint32_t reachable(const ptx_module *m, uint32_t e, uint8_t *seen, uint32_t *work)
+/* Functions reachable from entry e through calls (worklist). seen[] holds
+ * stamps (the entry's index + 1), so nothing is cleared between entries. Adds
+ * the instructions scanned to *cost. */
+static uint32_t reachable(const ptx_module *m, uint32_t e, uint32_t *seen, uint32_t *work,
+                          uint64_t *cost)
 {
-    uint32_t nw = 0, head = 0;
-    memset(seen, 0, m->nfuncs);
-    seen[e] = 1;
+    uint32_t nw = 0, head = 0, stamp = e + 1;
+    seen[e] = stamp;
     work[nw++] = e;
     while (head < nw) {
         const ptx_func *f = &m->funcs[work[head++]];
+        *cost += f->ninsns;
         for (uint32_t i = 0; i < f->ninsns; i++) {
             int32_t t = f->insns[i].target;
-            if (f->insns[i].op == PTX_OP_CALL && t >= 0 && !seen[t]) {
-                seen[t] = 1;
+            if (f->insns[i].op == PTX_OP_CALL && t >= 0 && seen[t] != stamp) {
+                seen[t] = stamp;
                 work[nw++] = (uint32_t)t;
             }
         }
@@ -259,12 +262,18 @@ static uint32_t reachable(const ptx_module *m, uint32_t e, uint8_t *seen, uint32
     return nw;
 }
 
+/* Work bound for the per-entry layout (entries x (reachable code + variables)):
+ * real modules are far below it; hostile ones get an error, not a hang. */
+#define PCFG_LAYOUT_MAX_COST (1ull << 28)
+
 wl_status pcfg_layout_smem(ptx_module *m, ptx_arena *a, diag_t *d, const char *fname)
 {
     if (m->nfuncs == 0)
         return WL_OK;
-    uint8_t *seen = malloc(m->nfuncs), *used = malloc(m->nvars ? m->nvars : 1);
+    uint32_t *seen = calloc(m->nfuncs, sizeof(uint32_t));
+    uint32_t *used = calloc(m->nvars ? m->nvars : 1, sizeof(uint32_t));
     uint32_t *work = malloc(m->nfuncs * sizeof(uint32_t));
+    uint64_t cost = 0;
     wl_status st = WL_OK;
     if (!seen || !used || !work) {
         st = diag_set(d, WL_EUSAGE, fname, 0, 0, "out of memory");
@@ -275,20 +284,28 @@ wl_status pcfg_layout_smem(ptx_module *m, ptx_arena *a, diag_t *d, const char *f
         f->dyn_smem_var = PTX_NONE;
         if (!f->is_entry || f->is_decl)
             continue;
-        uint32_t nw = reachable(m, e, seen, work);
-        memset(used, 0, m->nvars ? m->nvars : 1);
+        uint32_t nw = reachable(m, e, seen, work, &cost);
+        uint32_t stamp = e + 1;
         for (uint32_t w = 0; w < nw; w++) {
             const ptx_func *g = &m->funcs[work[w]];
+            cost += g->nops;
             for (uint32_t i = 0; i < g->nops; i++) {
                 const ptx_operand *o = &g->ops[i];
                 if ((o->kind == PTX_OPND_ADDR || o->kind == PTX_OPND_SYM) &&
                     o->symkind == PTX_SYM_MODVAR && o->space == PTX_SPACE_SHARED)
-                    used[o->sym] = 1;
+                    used[o->sym] = stamp;
             }
+        }
+        cost += m->nvars;
+        if (cost > PCFG_LAYOUT_MAX_COST) {
+            st = diag_set(d, WL_EUSAGE, fname, (int)f->line, (int)f->col,
+                          "module too large to lay out: %u functions, %u variables", m->nfuncs,
+                          m->nvars);
+            break;
         }
         uint32_t n = 0, dyn_align = 16;
         for (uint32_t v = 0; v < m->nvars; v++)
-            n += used[v] && !m->vars[v].unsized;
+            n += used[v] == stamp && !m->vars[v].unsized;
         f->smem = parena_alloc(a, (n ? n : 1) * sizeof(ptx_smem));
         f->smem_off = parena_alloc(a, (m->nvars ? m->nvars : 1) * sizeof(uint32_t));
         if (!f->smem || !f->smem_off) {
@@ -299,7 +316,7 @@ wl_status pcfg_layout_smem(ptx_module *m, ptx_arena *a, diag_t *d, const char *f
         for (uint32_t v = 0; v < m->nvars; v++) {
             const ptx_var *var = &m->vars[v];
             f->smem_off[v] = UINT32_MAX;
-            if (!used[v])
+            if (used[v] != stamp)
                 continue;
             if (var->unsized) {
                 if (f->dyn_smem_var < 0)
@@ -324,7 +341,7 @@ wl_status pcfg_layout_smem(ptx_module *m, ptx_arena *a, diag_t *d, const char *f
         f->smem_static = (uint32_t)off;
         f->dyn_smem_offset = (uint32_t)palign_up(off, dyn_align);
         for (uint32_t v = 0; v < m->nvars; v++)
-            if (used[v] && m->vars[v].unsized)
+            if (used[v] == stamp && m->vars[v].unsized)
                 f->smem_off[v] = f->dyn_smem_offset;
     }
 out:

@@ -158,10 +158,18 @@ static void operand(fmtbuf *b, const ptx_module *m, const ptx_func *f, const ptx
         reg_name(b, f, o->vec[1]);
         break;
     case PTX_OPND_LABEL: {
+        /* labels are stored in source order, so their insn indices are sorted */
         const char *nm = NULL;
-        for (uint32_t i = 0; i < f->nlabels && !nm; i++)
-            if ((int32_t)f->labels[i].insn == o->sym)
-                nm = f->labels[i].name;
+        uint32_t lo = 0, hi = f->nlabels;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if ((int32_t)f->labels[mid].insn < o->sym)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < f->nlabels && (int32_t)f->labels[lo].insn == o->sym)
+            nm = f->labels[lo].name;
         if (nm)
             put(b, "%s", nm);
         else

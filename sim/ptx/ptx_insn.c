@@ -207,9 +207,11 @@ static int apply_ctx(ptx_insn *in, const char *m, int *extra_ops)
 /* Decodes the modifiers after the opcode name. s points at the first '.'. */
 static wl_status decode_mods(pparse *p, ptx_insn *in, const char *s, size_t n, int *extra_ops)
 {
-    unsigned ntypes = 0;
+    unsigned ntypes = 0, nmods = 0;
     size_t i = 0;
     while (i < n) {
+        if (++nmods > 16) /* the longest real forms have ~8 */
+            return perr(p, &p->tok, WL_EUSAGE, "too many modifiers in '%.*s...'", 40, p->tok.text);
         if (s[i] != '.')
             return perr(p, &p->tok, WL_EUSAGE, "malformed instruction '%.*s'",
                         (int)(p->tok.len > 60 ? 60 : p->tok.len), p->tok.text);

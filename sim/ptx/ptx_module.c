@@ -35,9 +35,6 @@ static wl_status parse_param_list(pparse *p, pvec *out, uint32_t *total)
             return perr(p, &p->tok, WL_EUSAGE, "parameter space too large (limit %u bytes)",
                         PTX_MAX_PARAM_BYTES);
         off += v.size;
-        for (size_t i = 0; i < out->n; i++)
-            if (strcmp(PVEC_AT(*out, ptx_var, i).name, v.name) == 0)
-                return perr(p, &p->tok, WL_EUSAGE, "duplicate parameter '%s'", v.name);
         ptx_var *d = pvec_push(out);
         if (!d)
             return poom(p);
@@ -51,11 +48,18 @@ static wl_status parse_param_list(pparse *p, pvec *out, uint32_t *total)
     return pnext(p);
 }
 
+/* Adds the parameters to the function scope (depth 1), rejecting duplicates
+ * among params and return params (a hash lookup each, not a pairwise scan). */
 static wl_status add_param_syms(pparse *p, const pvec *v, psym_kind k)
 {
     for (size_t i = 0; i < v->n; i++) {
-        const char *nm = PVEC_AT(*v, ptx_var, i).name;
-        if (psym_add(&p->syms, nm, strlen(nm), k, 1, (int32_t)i, 1) < 0)
+        const ptx_var *pv = &PVEC_AT(*v, ptx_var, i);
+        const psym *old = psym_find(&p->syms, pv->name, strlen(pv->name));
+        if (old && old->depth == 1) {
+            plex_tok t = {PLEX_WORD, pv->name, strlen(pv->name), pv->line, pv->col};
+            return perr(p, &t, WL_EUSAGE, "duplicate parameter '%s'", pv->name);
+        }
+        if (psym_add(&p->syms, pv->name, strlen(pv->name), k, 1, (int32_t)i, 1) < 0)
             return poom(p);
     }
     return WL_OK;

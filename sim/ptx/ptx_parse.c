@@ -218,13 +218,16 @@ uint64_t palign_up(uint64_t v, uint64_t a)
 }
 
 /* Parses `= initializer` for a variable into init bytes (little-endian). */
-static wl_status parse_init_value(pparse *p, ptx_var *v, pvec *bytes)
+static wl_status parse_init_value(pparse *p, ptx_var *v, pvec *bytes, unsigned depth)
 {
     unsigned esz = ptx_type_size((ptx_type)v->type);
     if (plex_is(&p->tok, '{')) {
+        if (depth >= PTX_MAX_NESTING) /* bounded recursion: hostile `{{{{...` */
+            return perr(p, &p->tok, WL_EUSAGE, "initializer nested too deeply (limit %d)",
+                        PTX_MAX_NESTING);
         TRY(pnext(p));
         for (;;) {
-            TRY(parse_init_value(p, v, bytes));
+            TRY(parse_init_value(p, v, bytes, depth + 1));
             if (plex_is(&p->tok, ',')) {
                 TRY(pnext(p));
                 continue;
@@ -406,7 +409,7 @@ wl_status pdecl_var(pparse *p, ptx_var *v, int space, int allow_init,
         TRY(pnext(p));
         pvec bytes;
         pvec_init(&bytes, 1);
-        wl_status st = parse_init_value(p, v, &bytes);
+        wl_status st = parse_init_value(p, v, &bytes, 0);
         if (st == WL_OK && bytes.n) {
             v->init = parena_memdup(p->arena, bytes.p, bytes.n);
             v->init_size = bytes.n;
