@@ -1,0 +1,50 @@
+/* cache: a sectored, set-associative tag store (tags only: the data live in devmem).
+ *
+ * Hardware: NVIDIA L1 and L2 caches hold 128-byte lines of four 32-byte sectors; a line's tag is
+ * allocated on a miss and only the sectors actually requested are fetched ([FORUM-L1], [MT4G]).
+ * Model: each line keeps its tag, a valid and a dirty bit per sector, and per sector the cycle
+ * its fill completes (a sector whose fill is still in flight is "pending": a second request
+ * waits for that fill instead of fetching again, like an MSHR merge). Replacement is LRU within
+ * a set. Sets are indexed by the line number's low bits, or XOR-hashed with its high bits
+ * (real L2s hash addresses over slices and sets so that strides do not pile up).
+ * Simplified: no MSHR limit (unbounded outstanding misses per cache), no bank conflicts inside
+ * the cache, no write-combining buffer.
+ */
+#ifndef WL_MEMORY_CACHE_H
+#define WL_MEMORY_CACHE_H
+
+#include <stdint.h>
+
+#define CACHE_MAX_SECTORS 4
+
+typedef struct {
+    uint64_t tag;                       /* line number (address / line bytes) */
+    uint64_t lru;                       /* last-use stamp */
+    uint64_t busy;                      /* L2: the atomic unit works on this line until then */
+    uint64_t ready[CACHE_MAX_SECTORS];  /* cycle each sector's fill completes */
+    uint8_t valid, dirty;               /* one bit per sector; valid == 0: the way is free */
+    /* 64 bytes per line with 4 sectors: the H200's L2 tags take about 60 MB in all */
+} cache_line;
+
+typedef struct cache cache_t;
+
+/* A cache of about `lines` lines: the set count is the largest power of two <= lines / ways
+ * and the associativity becomes lines / sets (>= ways), so capacity is kept within one set's
+ * worth. hashed: XOR-hashed set index (else line modulo sets). NULL when out of memory or
+ * lines == 0. */
+cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed);
+void cache_destroy(cache_t *c);
+/* Lines the cache holds (sets x ways). */
+uint64_t cache_capacity_lines(const cache_t *c);
+
+/* The line holding `tag`, or NULL; a found line becomes most recently used. */
+cache_line *cache_find(cache_t *c, uint64_t tag);
+/* Allocates a way for `tag` (which must not be present), evicting the set's LRU line; the
+ * evicted line is copied to *victim (victim->valid == 0 when the way was free). The returned
+ * line has no valid sectors. */
+cache_line *cache_alloc(cache_t *c, uint64_t tag, cache_line *victim);
+
+/* 64-bit mixer (splitmix64 finaliser) used for set, slice, channel and partition hashing. */
+uint64_t cache_hash(uint64_t x);
+
+#endif

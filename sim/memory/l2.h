@@ -1,0 +1,62 @@
+/* l2: the GPU-wide L2 cache: partitions, slices, near/far latency, atomics, write-back.
+ *
+ * Hardware: the Hopper L2 (60 MiB on H200) is split in two partitions of many slices; lines are
+ * spread over them by an address hash. An SM reaching data held only by the other partition
+ * pays a longer "far" latency, and such data are copied into the SM's own partition
+ * (duplication, [GTC21 Ampere talk via notes]). Our H200 chase from one SM shows near ~282
+ * cycles flat up to 28 MB, a mix at 32 MB and ~510 (far) at 40-56 MB [OURS]: footprints up to
+ * about half the L2 are served near, larger ones far, until they exceed the L2 (DRAM).
+ * The L2 is write-back and allocates on write; global atomics execute in the L2 and serialise
+ * on one address.
+ * Model (fitted to that measured behaviour, not a floor plan): the L2 is a `home` store of the
+ * full capacity (every line written or fetched lives there; dirty lines are written back to
+ * DRAM when evicted) plus, per partition, a `near` store of capacity / partitions holding the
+ * lines recently read by that partition's SMs. A read hits near (lat_near), else hits home
+ * (lat_far, then copied near), else fetches the sector from DRAM into both (lat_dram). With one
+ * partition there is no near store and home hits cost lat_near. Writes go to home (dirty) and to
+ * a near copy in the writer's partition; atomics go to home. Every sector access occupies one
+ * slice (hash of the line) for sector_bytes / slice bandwidth cycles, so the L2 saturates at
+ * its bandwidth. An atomic occupies its line's atomic unit for atomic_cycles per operation, so
+ * contention on one address serialises.
+ * Simplified: stale near copies in other partitions are not invalidated by writes (tags only:
+ * values are the functional engine's business); the near stores double-count capacity; no L2
+ * MSHR limit; partial-sector writes do not fetch the rest of the sector from DRAM.
+ */
+#ifndef WL_MEMORY_L2_H
+#define WL_MEMORY_L2_H
+
+#include <stdint.h>
+
+#include "dram.h"
+
+typedef struct {
+    uint64_t bytes;             /* total capacity */
+    uint32_t line_bytes, sector_bytes;
+    uint32_t partitions;        /* >= 1 */
+    uint32_t ways;
+    uint32_t slices;            /* total, over all partitions */
+    double bytes_per_cycle;     /* sustained L2 bandwidth of all slices, bytes per SM cycle */
+    uint32_t lat_near, lat_far, lat_dram, lat_atomic; /* load-to-use from the L1 stage */
+    uint32_t atomic_cycles;     /* per atomic operation on one line */
+} l2_config;
+
+typedef struct {
+    uint64_t sector_reads, sector_read_hits, far_hits;
+    uint64_t sector_writes, atomics, dram_reads, dram_writebacks;
+} l2_stats;
+
+typedef struct l2 l2_t;
+
+/* dram is borrowed (the caller owns it). NULL when out of memory or the config is unusable. */
+l2_t *l2_create(const l2_config *cfg, dram_t *dram);
+void l2_destroy(l2_t *l);
+/* Completion cycle (data back at the SM) of a read of sector sidx of `line`, requested by an SM
+ * of partition p at cycle t. */
+uint64_t l2_read(l2_t *l, uint64_t line, uint32_t sidx, uint32_t p, uint64_t t);
+/* Acknowledgement cycle of a write of sector sidx. */
+uint64_t l2_write(l2_t *l, uint64_t line, uint32_t sidx, uint32_t p, uint64_t t);
+/* Completion cycle of `ops` atomic operations on sector sidx (returning atomics). */
+uint64_t l2_atomic(l2_t *l, uint64_t line, uint32_t sidx, uint32_t p, uint64_t t, uint32_t ops);
+const l2_stats *l2_get_stats(const l2_t *l);
+
+#endif

@@ -1,0 +1,185 @@
+/* memsys: per-SM L1 + partitioned L2 + DRAM channels; see memsys.h.
+ *
+ * Numbers the arch file does not carry (yet); each names its source:
+ *   L1 ways      16   not published; with 16 ways a 128-B-stride chase of up to ~90% of the
+ *                     capacity hits, as our H200 chase did up to 192 of 224-256 KB [OURS].
+ *   L2 ways      16   [ACCEL] SM90_H100 dl2 16-way per sub-partition.
+ *   L2 slices    l2_bytes / 512 KB, 64 B per L2 cycle each: [A100WP] 80 slices x 512 KB,
+ *                     5120 B/clk; the L2 runs faster than the SM on Hopper ([ACCEL] SM90_H100
+ *                     L2 clock 3960 vs core 1980), hence MEMSYS_L2_CLOCK_RATIO.
+ *   DRAM         channels = bus bits / 512 (one per 512-bit controller, [H100WP]); sustained
+ *                     bandwidth = theoretical x 0.93 ([OURS] 4.49 of 4.81 TB/s streaming read).
+ *   atomics      2 cycles per operation on one line ([OURS] 32 lanes on one address return
+ *                     75 cycles after 1 lane: 376 vs 301, ~2.4 per extra lane).
+ */
+#include "memsys.h"
+
+#include <stdlib.h>
+
+#include "cache.h"
+#include "dram.h"
+#include "l2.h"
+
+#define MEMSYS_L1_WAYS 16u
+#define MEMSYS_L2_WAYS 16u
+#define MEMSYS_L2_SLICE_BYTES (512u * 1024u)
+#define MEMSYS_L2_SLICE_BYTES_PER_CLK 64.0
+#define MEMSYS_L2_CLOCK_RATIO 2.0
+#define MEMSYS_DRAM_EFFICIENCY 0.93
+#define MEMSYS_ATOMIC_CYCLES 2u
+#define MEMSYS_LOCAL_TAG (1ull << 60) /* local lines get their own tag space */
+
+struct memsys {
+    const arch_t *a;
+    uint32_t nsm, spl;      /* SMs, sectors per line */
+    uint32_t partitions;
+    uint64_t l1_lines;
+    cache_t **l1;           /* per SM, created at its first access */
+    l2_t *l2;
+    dram_t *dram;
+    memsys_stats st;
+    int oom;                /* an L1 could not be allocated: that SM runs without L1 */
+};
+
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+memsys_t *memsys_create(const arch_t *a)
+{
+    if (a->sm_count <= 0 || a->line_bytes <= 0 || a->sector_bytes <= 0 ||
+        a->line_bytes % a->sector_bytes || a->line_bytes / a->sector_bytes > CACHE_MAX_SECTORS ||
+        a->l2_bytes <= 0)
+        return NULL;
+    memsys_t *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->a = a;
+    m->nsm = (uint32_t)a->sm_count;
+    m->spl = (uint32_t)(a->line_bytes / a->sector_bytes);
+    m->partitions = a->l2_partitions > 0 ? (uint32_t)a->l2_partitions : 1;
+    m->l1 = calloc(m->nsm, sizeof *m->l1);
+    double clk = a->sm_clock_mhz > 0 ? a->sm_clock_mhz : 1000.0;
+    uint32_t channels = a->mem_bus_bits >= 512 ? (uint32_t)(a->mem_bus_bits / 512) : 1;
+    m->dram = dram_create(channels, a->dram_bandwidth_gbs * 1e3 / clk * MEMSYS_DRAM_EFFICIENCY);
+    uint32_t slices = (uint32_t)((uint64_t)a->l2_bytes / MEMSYS_L2_SLICE_BYTES);
+    slices = slices < m->partitions ? m->partitions : slices;
+    l2_config c = {.bytes = (uint64_t)a->l2_bytes,
+                   .line_bytes = (uint32_t)a->line_bytes,
+                   .sector_bytes = (uint32_t)a->sector_bytes,
+                   .partitions = m->partitions,
+                   .ways = MEMSYS_L2_WAYS,
+                   .slices = slices,
+                   .bytes_per_cycle = slices * MEMSYS_L2_SLICE_BYTES_PER_CLK * MEMSYS_L2_CLOCK_RATIO,
+                   .lat_near = (uint32_t)a->lat_l2_near,
+                   .lat_far = (uint32_t)(m->partitions > 1 ? a->lat_l2_far : a->lat_l2_near),
+                   .lat_dram = (uint32_t)a->lat_dram,
+                   .lat_atomic = (uint32_t)a->lat_atomic_global,
+                   .atomic_cycles = MEMSYS_ATOMIC_CYCLES};
+    m->l2 = m->dram ? l2_create(&c, m->dram) : NULL;
+    if (!m->l1 || !m->l2) {
+        memsys_destroy(m);
+        return NULL;
+    }
+    memsys_set_smem_pool(m, 0);
+    m->st.l2_bytes = (uint64_t)a->l2_bytes;
+    return m;
+}
+
+void memsys_destroy(memsys_t *m)
+{
+    if (!m)
+        return;
+    if (m->l1)
+        for (uint32_t s = 0; s < m->nsm; s++)
+            cache_destroy(m->l1[s]);
+    free(m->l1);
+    l2_destroy(m->l2);
+    dram_destroy(m->dram);
+    free(m);
+}
+
+void memsys_set_smem_pool(memsys_t *m, uint32_t smem_bytes)
+{
+    uint64_t unified = m->a->l1_smem_bytes > 0 ? (uint64_t)m->a->l1_smem_bytes : 0;
+    uint64_t l1 = unified > smem_bytes ? unified - smem_bytes : 0;
+    m->l1_lines = l1 / (uint64_t)m->a->line_bytes;
+    m->st.l1_bytes_per_sm = m->l1_lines * (uint64_t)m->a->line_bytes;
+}
+
+static cache_t *l1_of(memsys_t *m, uint32_t sm)
+{
+    if (!m->l1[sm] && m->l1_lines && !m->oom) {
+        m->l1[sm] = cache_create(m->l1_lines, MEMSYS_L1_WAYS, 0);
+        m->oom = m->l1[sm] == NULL;
+    }
+    return m->l1[sm];
+}
+
+uint64_t memsys_access(memsys_t *m, uint32_t sm, memsys_kind kind, int local, uint64_t t,
+                       const uint64_t *sectors, uint32_t n, uint32_t ops)
+{
+    const arch_t *a = m->a;
+    sm %= m->nsm;
+    uint32_t part = (uint32_t)((uint64_t)sm * m->partitions / m->nsm);
+    cache_t *l1 = l1_of(m, sm);
+    uint64_t done = t;
+    uint32_t per = kind == MEMSYS_ATOMIC && ops > n ? (ops + n - 1) / n : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t line = sectors[i] / m->spl | (local ? MEMSYS_LOCAL_TAG : 0);
+        uint32_t sidx = (uint32_t)(sectors[i] % m->spl);
+        uint8_t bit = (uint8_t)(1u << sidx);
+        cache_line *L = l1 ? cache_find(l1, line) : NULL;
+        cache_line victim;
+        switch (kind) {
+        case MEMSYS_LOAD:
+            m->st.l1_load_sectors++;
+            if (L && (L->valid & bit)) {
+                m->st.l1_load_hits++; /* a pending fill: wait for it (MSHR merge) */
+                done = max64(done, max64(L->ready[sidx], t + (uint64_t)a->lat_l1_hit));
+                break;
+            }
+            {
+                uint64_t r = l2_read(m->l2, line, sidx, part, t);
+                if (l1) {
+                    if (!L)
+                        L = cache_alloc(l1, line, &victim); /* L1 is write-through: no write-back */
+                    L->valid |= bit;
+                    L->ready[sidx] = r;
+                }
+                done = max64(done, r);
+            }
+            break;
+        case MEMSYS_STORE:
+            if (l1) { /* allocate/update: a later load by this SM hits */
+                if (!L)
+                    L = cache_alloc(l1, line, &victim);
+                L->valid |= bit;
+                L->ready[sidx] = t + (uint64_t)a->lat_l1_hit;
+            }
+            done = max64(done, l2_write(m->l2, line, sidx, part, t));
+            break;
+        case MEMSYS_ATOMIC:
+            if (L)
+                L->valid &= (uint8_t)~bit; /* the L2 holds the new value */
+            done = max64(done, l2_atomic(m->l2, line, sidx, part, t, per));
+            break;
+        }
+    }
+    return done;
+}
+
+void memsys_get_stats(const memsys_t *m, memsys_stats *s)
+{
+    *s = m->st;
+    const l2_stats *l = l2_get_stats(m->l2);
+    s->l2_read_sectors = l->sector_reads;
+    s->l2_read_hits = l->sector_read_hits;
+    s->l2_far_hits = l->far_hits;
+    s->l2_write_sectors = l->sector_writes;
+    s->l2_atomics = l->atomics;
+    s->dram_read_sectors = l->dram_reads;
+    s->dram_writeback_sectors = l->dram_writebacks;
+    s->dram_bytes = dram_bytes(m->dram);
+}

@@ -1,0 +1,281 @@
+/* test_memory: the memory hierarchy (sim/memory) on the H200 arch file: latencies of each level,
+ * pending-fill merging, store allocation, atomics serialising on one address, DRAM bandwidth
+ * saturation, the near/far L2 footprint effect of the measured chase, the L1 carveout, local
+ * memory tags, write-back traffic and the statistics.
+ * Expected values come from sim/arch/h200.ini (read at run time, never typed here) and from the
+ * model's documented rules (the headers in sim/memory/). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "arch.h"
+#include "memsys.h"
+#include "testutil.h"
+
+static arch_t A;
+
+static int setup(void **state)
+{
+    (void)state;
+    diag_t d;
+    diag_clear(&d);
+    if (arch_load(tu_path("sim/arch"), "h200", &A, &d) != WL_OK) {
+        fprintf(stderr, "cannot load h200: %s\n", d.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void expect(const char *what, uint64_t got, uint64_t want)
+{
+    if (got != want)
+        fail_msg("%s: got %llu, expected %llu", what, (unsigned long long)got,
+                 (unsigned long long)want);
+}
+
+static void expect_near(const char *what, double got, double want, double rel)
+{
+    double err = got > want ? got - want : want - got;
+    if (err > rel * want)
+        fail_msg("%s: got %.2f, expected %.2f within %.0f%%", what, got, want, rel * 100);
+}
+
+static uint64_t load1(memsys_t *m, uint32_t sm, uint64_t sector, uint64_t t)
+{
+    return memsys_access(m, sm, MEMSYS_LOAD, 0, t, &sector, 1, 0);
+}
+
+/* SM s belongs to partition s * 2 / 132: SMs 0-65 -> 0, 66-131 -> 1. */
+static void test_levels(void **state)
+{
+    (void)state;
+    memsys_t *m = memsys_create(&A);
+    assert_non_null(m);
+    uint64_t s = 12345;
+    expect("cold load (DRAM)", load1(m, 0, s, 1000), 1000 + (uint64_t)A.lat_dram);
+    expect("same SM again (L1 hit)", load1(m, 0, s, 5000), 5000 + (uint64_t)A.lat_l1_hit);
+    expect("other SM, same partition (near L2)", load1(m, 1, s, 6000),
+           6000 + (uint64_t)A.lat_l2_near);
+    expect("SM of the other partition (far L2)", load1(m, 131, s, 7000),
+           7000 + (uint64_t)A.lat_l2_far);
+    expect("other partition again (copied near)", load1(m, 130, s, 8000),
+           8000 + (uint64_t)A.lat_l2_near);
+    /* a neighbouring sector of the same line is not there: sectors are fetched alone */
+    expect("next sector of the line (DRAM)", load1(m, 0, s + 1, 9000), 9000 + (uint64_t)A.lat_dram);
+    memsys_stats st;
+    memsys_get_stats(m, &st);
+    expect("L1 load sectors", st.l1_load_sectors, 6);
+    expect("L1 hits", st.l1_load_hits, 1);
+    expect("L2 reads", st.l2_read_sectors, 5);
+    expect("L2 hits", st.l2_read_hits, 3);
+    expect("far hits", st.l2_far_hits, 1);
+    expect("DRAM bytes", st.dram_bytes, 2 * (uint64_t)A.sector_bytes);
+    memsys_destroy(m);
+}
+
+static void test_pending_merge(void **state)
+{
+    (void)state;
+    memsys_t *m = memsys_create(&A);
+    uint64_t first = load1(m, 5, 777, 100);
+    expect("second load waits for the pending fill", load1(m, 5, 777, 150), first);
+    /* another SM of the partition merges in the L2 */
+    expect("other SM merges in the L2", load1(m, 6, 777, 160), first);
+    memsys_stats st;
+    memsys_get_stats(m, &st);
+    expect("one DRAM sector", st.dram_read_sectors, 1);
+    memsys_destroy(m);
+}
+
+static void test_store_allocates(void **state)
+{
+    (void)state;
+    memsys_t *m = memsys_create(&A);
+    uint64_t s = 4000;
+    expect("store ack (near L2)",
+           memsys_access(m, 2, MEMSYS_STORE, 0, 100, &s, 1, 0), 100 + (uint64_t)A.lat_l2_near);
+    expect("load after own store hits L1", load1(m, 2, s, 200), 200 + (uint64_t)A.lat_l1_hit);
+    expect("other SM of the partition: near L2", load1(m, 3, s, 300),
+           300 + (uint64_t)A.lat_l2_near);
+    expect("SM of the other partition: far L2", load1(m, 100, s, 400),
+           400 + (uint64_t)A.lat_l2_far);
+    memsys_stats st;
+    memsys_get_stats(m, &st);
+    expect("no DRAM traffic", st.dram_bytes, 0);
+    memsys_destroy(m);
+}
+
+static void test_atomics(void **state)
+{
+    (void)state;
+    memsys_t *m = memsys_create(&A);
+    uint64_t s = 64;
+    memsys_access(m, 0, MEMSYS_STORE, 0, 0, &s, 1, 0); /* the line is in the L2 */
+    uint64_t lat = (uint64_t)A.lat_atomic_global;
+    uint64_t one = memsys_access(m, 0, MEMSYS_ATOMIC, 0, 10000, &s, 1, 1);
+    expect("1 lane", one, 10000 + lat);
+    uint64_t w32 = memsys_access(m, 1, MEMSYS_ATOMIC, 0, 20000, &s, 1, 32);
+    uint64_t per = (w32 - 20000 - lat) / 31;
+    if (per < 1 || 20000 + lat + 31 * per != w32)
+        fail_msg("32 lanes on one address: %llu, expected %llu + 31 x (>= 1 cycle)",
+                 (unsigned long long)w32, (unsigned long long)(20000 + lat));
+    /* two warps at the same cycle: the second waits for the first's 32 operations */
+    uint64_t a = memsys_access(m, 2, MEMSYS_ATOMIC, 0, 30000, &s, 1, 32);
+    uint64_t b = memsys_access(m, 3, MEMSYS_ATOMIC, 0, 30000, &s, 1, 32);
+    expect("second warp serialised", b, a + 32 * per);
+    /* 32 lanes on 32 distinct lines do not serialise */
+    uint64_t many[32];
+    for (int i = 0; i < 32; i++) {
+        many[i] = 100000 + (uint64_t)i * 4;
+        memsys_access(m, 0, MEMSYS_STORE, 0, 40000, &many[i], 1, 0);
+    }
+    expect("distinct lines", memsys_access(m, 4, MEMSYS_ATOMIC, 0, 50000, many, 32, 32),
+           50000 + lat);
+    memsys_destroy(m);
+}
+
+/* Every SM requests one new 128-B line (4 sectors) per cycle; DRAM must limit the rate to its
+ * sustained bandwidth. */
+static void test_dram_saturates(void **state)
+{
+    (void)state;
+    memsys_t *m = memsys_create(&A);
+    uint64_t last = 0, line = 0;
+    const uint64_t cycles = 2000;
+    for (uint64_t t = 0; t < cycles; t++)
+        for (uint32_t sm = 0; sm < 132; sm++) {
+            uint64_t sec[4];
+            for (int i = 0; i < 4; i++)
+                sec[i] = line * 4 + (uint64_t)i;
+            line++;
+            uint64_t done = memsys_access(m, sm, MEMSYS_LOAD, 0, t, sec, 4, 0);
+            last = done > last ? done : last;
+        }
+    memsys_stats st;
+    memsys_get_stats(m, &st);
+    expect("bytes", st.dram_bytes, line * 128);
+    double bpc = (double)st.dram_bytes / (double)(last - (uint64_t)A.lat_dram);
+    double want = A.dram_bandwidth_gbs * 1e3 / A.sm_clock_mhz * 0.93;
+    expect_near("sustained DRAM bytes/cycle", bpc, want, 0.05);
+    memsys_destroy(m);
+}
+
+/* One thread chasing 128-B lines through a footprint from SM 0: warm lap, then the average
+ * latency of a timed lap (steps capped), like gpu/microbench/latency.cu. */
+static double chase(memsys_t *m, uint64_t footprint, int warm, uint64_t cap)
+{
+    uint64_t n = footprint / 128, t = 0;
+    if (warm)
+        for (uint64_t k = 0; k < n; k++)
+            t = load1(m, 0, k * 4, t);
+    uint64_t steps = n < cap ? n : cap, t0 = t;
+    for (uint64_t k = 0; k < steps; k++)
+        t = load1(m, 0, (k * 4) | (1ull << 40) * !warm, t);
+    return (double)(t - t0) / (double)steps;
+}
+
+static void test_footprints(void **state)
+{
+    (void)state;
+    struct {
+        uint64_t mb;
+        int warm;
+        int lat;
+    } c[] = {{8, 1, A.lat_l2_near}, {24, 1, A.lat_l2_near}, {48, 1, A.lat_l2_far},
+             {56, 1, A.lat_l2_far}, {256, 0, A.lat_dram}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        memsys_t *m = memsys_create(&A);
+        memsys_set_smem_pool(m, (uint32_t)A.l1_smem_bytes); /* no L1: see the L2 */
+        double avg = chase(m, c[i].mb << 20, c[i].warm, 65536);
+        char what[64];
+        snprintf(what, sizeof what, "%llu MB chase cycles/load", (unsigned long long)c[i].mb);
+        expect_near(what, avg, c[i].lat, 0.06);
+        memsys_destroy(m);
+    }
+}
+
+static void test_l1_carveout(void **state)
+{
+    (void)state;
+    const uint64_t fp = 64 << 10;
+    memsys_t *m = memsys_create(&A);
+    chase(m, fp, 1, 1 << 20);
+    memsys_stats st;
+    memsys_get_stats(m, &st);
+    expect("L1 bytes without shared memory", st.l1_bytes_per_sm, (uint64_t)A.l1_smem_bytes);
+    expect("64 KB lap 2 hits L1 (no smem)", st.l1_load_hits, fp / 128);
+    memsys_destroy(m);
+
+    m = memsys_create(&A);
+    memsys_set_smem_pool(m, (uint32_t)A.smem_per_sm_max);
+    chase(m, fp, 1, 1 << 20);
+    memsys_get_stats(m, &st);
+    expect("L1 bytes with the largest carveout", st.l1_bytes_per_sm,
+           (uint64_t)(A.l1_smem_bytes - A.smem_per_sm_max));
+    if (st.l1_load_hits > fp / 128 / 4)
+        fail_msg("64 KB through a %llu-byte L1: %llu hits of %llu on lap 2, expected mostly misses",
+                 (unsigned long long)st.l1_bytes_per_sm, (unsigned long long)st.l1_load_hits,
+                 (unsigned long long)(fp / 128));
+    memsys_destroy(m);
+}
+
+static void test_local_tags(void **state)
+{
+    (void)state;
+    memsys_t *m = memsys_create(&A);
+    uint64_t s = 99;
+    load1(m, 0, s, 0);
+    expect("local sector with a global's number misses",
+           memsys_access(m, 0, MEMSYS_LOAD, 1, 2000, &s, 1, 0), 2000 + (uint64_t)A.lat_dram);
+    expect("local store then load hits L1",
+           (memsys_access(m, 0, MEMSYS_STORE, 1, 3000, &s, 1, 0),
+            memsys_access(m, 0, MEMSYS_LOAD, 1, 4000, &s, 1, 0)),
+           4000 + (uint64_t)A.lat_l1_hit);
+    memsys_destroy(m);
+}
+
+static void test_writeback(void **state)
+{
+    (void)state;
+    memsys_t *m = memsys_create(&A);
+    uint64_t lines = 2 * (uint64_t)A.l2_bytes / 128;
+    for (uint64_t k = 0; k < lines; k++) {
+        uint64_t sec[4] = {k * 4, k * 4 + 1, k * 4 + 2, k * 4 + 3};
+        memsys_access(m, (uint32_t)(k % 132), MEMSYS_STORE, 0, k / 64, sec, 4, 0);
+    }
+    memsys_stats st;
+    memsys_get_stats(m, &st);
+    /* writing twice the L2 evicts at least the first half's dirty sectors */
+    if (st.dram_writeback_sectors < lines * 4 / 2 - lines / 8)
+        fail_msg("write-backs %llu sectors after writing %llu sectors",
+                 (unsigned long long)st.dram_writeback_sectors, (unsigned long long)(lines * 4));
+    expect("DRAM bytes = write-backs", st.dram_bytes, st.dram_writeback_sectors * 32);
+    memsys_destroy(m);
+}
+
+static void test_bad_arch(void **state)
+{
+    (void)state;
+    arch_t b = A;
+    b.sector_bytes = 48; /* line not a whole number of sectors */
+    assert_null(memsys_create(&b));
+    b = A;
+    b.sector_bytes = 8; /* 16 sectors per line: more than modelled */
+    assert_null(memsys_create(&b));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_levels),         cmocka_unit_test(test_pending_merge),
+        cmocka_unit_test(test_store_allocates), cmocka_unit_test(test_atomics),
+        cmocka_unit_test(test_dram_saturates), cmocka_unit_test(test_footprints),
+        cmocka_unit_test(test_l1_carveout),    cmocka_unit_test(test_local_tags),
+        cmocka_unit_test(test_writeback),      cmocka_unit_test(test_bad_arch),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
