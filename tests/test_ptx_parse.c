@@ -682,6 +682,14 @@ static void test_hostile_inputs(void **state)
     h = snprintf(big, 256, HDR ".global .b8 x[4] = ");
     memset(big + h, '{', n);
     parse_err(big, (size_t)h + n, WL_EUSAGE, 4, 20 + PTX_MAX_NESTING, "initializer nested too deeply");
+    /* many functions with maximal register ranges: the module-wide cap stops them */
+    {
+        size_t o = (size_t)snprintf(big, 256, HDR);
+        for (int i = 0; i < 10; i++)
+            o += (size_t)snprintf(big + o, n - o, ".entry e%d()\n{\n.reg .b32 %%r<%u>;\nret;\n}\n", i,
+                                  PTX_MAX_RANGE);
+        parse_err(big, o, WL_EUSAGE, 0, 0, "too many registers in the module");
+    }
     /* a 10 MB line of spaces, then a bad token at its end */
     h = snprintf(big, 256, HDR);
     memset(big + h, ' ', n);

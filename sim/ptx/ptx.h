@@ -11,6 +11,7 @@
 /* Limits that keep hostile input bounded (exceeding one is a WL_EUSAGE diag). */
 #define PTX_MAX_REGS_PER_FUNC (1u << 20)  /* virtual registers per function */
 #define PTX_MAX_RANGE (1u << 20)          /* N in `%r<N>` */
+#define PTX_MAX_REGS_PER_MODULE (1u << 23) /* all functions together */
 #define PTX_MAX_INSNS (1u << 22)          /* instructions per function */
 #define PTX_MAX_VAR_BYTES (1ull << 32)    /* one .global/.const variable */
 #define PTX_MAX_SMEM_BYTES (1u << 20)     /* static shared per entry */

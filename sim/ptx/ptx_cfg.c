@@ -264,7 +264,7 @@ static uint32_t reachable(const ptx_module *m, uint32_t e, uint32_t *seen, uint3
 
 /* Work bound for the per-entry layout (entries x (reachable code + variables)):
  * real modules are far below it; hostile ones get an error, not a hang. */
-#define PCFG_LAYOUT_MAX_COST (1ull << 28)
+#define PCFG_LAYOUT_MAX_COST (1ull << 25)
 
 wl_status pcfg_layout_smem(ptx_module *m, ptx_arena *a, diag_t *d, const char *fname)
 {

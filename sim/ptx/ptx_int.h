@@ -100,6 +100,7 @@ typedef struct pparse {
     psymtab labsyms;
     uint32_t loc_file, loc_line, loc_col;
     uint64_t local_off, callparam_off;
+    uint64_t module_regs; /* registers declared in all functions so far */
 } pparse;
 
 /* Error at a token's position; returns the status. */

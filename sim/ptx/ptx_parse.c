@@ -475,6 +475,10 @@ wl_status pdecl_reg(pparse *p)
         if (p->regs.n + count > PTX_MAX_REGS_PER_FUNC)
             return perr(p, &nt, WL_EUSAGE, "too many registers in one function (limit %u)",
                         PTX_MAX_REGS_PER_FUNC);
+        p->module_regs += count;
+        if (p->module_regs > PTX_MAX_REGS_PER_MODULE)
+            return perr(p, &nt, WL_EUSAGE, "too many registers in the module (limit %u)",
+                        PTX_MAX_REGS_PER_MODULE);
         int32_t first = (int32_t)p->regs.n;
         for (uint64_t i = 0; i < count; i++) {
             ptx_reg *r = pvec_push(&p->regs);
