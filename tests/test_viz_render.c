@@ -147,7 +147,7 @@ static void test_stalled_interval_in_place(void **state)
     viz_state s = state_for(&m, VIZ_VIEW_SM, 1366, 768);
     s.sm = 1;
     int y, h;
-    viz_render_sm_row(&s, 2, &y, &h);
+    viz_render_sm_row(&c, &s, 2, &y, &h);
     assert_true(h > 2);
     SDL_Surface *surf = draw(&c, &s);
     int ym = y + h / 2;
@@ -158,11 +158,20 @@ static void test_stalled_interval_in_place(void **state)
     assert_color(surf, (int)viz_input_x_of(&s, 2000) + 2, ym,
                  viz_palette_reason(STALL_LONG_SCOREBOARD));
     assert_color(surf, (int)viz_input_x_of(&s, 2000) - 2, ym, viz_palette_reason(STALL_SELECTED));
-    /* another slot of the same SM is empty: no long_scoreboard red in its row */
+    /* the only red in the plot is this interval's: no other row has any */
+    viz_rect above = {s.lay.plot.x, s.lay.plot.y, s.lay.plot.w, y - s.lay.plot.y};
+    viz_rect below = {s.lay.plot.x, y + h, s.lay.plot.w, s.lay.plot.y + s.lay.plot.h - y - h};
+    assert_int_equal(count_color(surf, above, viz_palette_reason(STALL_LONG_SCOREBOARD)), 0);
+    assert_int_equal(count_color(surf, below, viz_palette_reason(STALL_LONG_SCOREBOARD)), 0);
+    /* slot 3 never held a warp on SM 1: no row for it; on SM 0 (no warps at all) every slot
+     * has one */
     int y3, h3;
-    viz_render_sm_row(&s, 3, &y3, &h3);
-    viz_rect row3 = {s.lay.plot.x, y3, s.lay.plot.w, h3};
-    assert_int_equal(count_color(surf, row3, viz_palette_reason(STALL_LONG_SCOREBOARD)), 0);
+    viz_render_sm_row(&c, &s, 3, &y3, &h3);
+    assert_int_equal(h3, 0);
+    s.sm = 0;
+    viz_render_sm_row(&c, &s, 3, &y3, &h3);
+    assert_true(h3 > 0);
+    s.sm = 1;
     SDL_FreeSurface(surf);
 
     /* zoomed in past the LOD buckets: drawn from the intervals, same colour */
@@ -193,7 +202,7 @@ static void test_hover_names_interval(void **state)
     viz_state s = state_for(&m, VIZ_VIEW_SM, 1366, 768);
     s.sm = 1;
     int y, h;
-    viz_render_sm_row(&s, 2, &y, &h);
+    viz_render_sm_row(&c, &s, 2, &y, &h);
     viz_hover hv;
     viz_render_hover(&c, &s, (int)viz_input_x_of(&s, 4000), y + h / 2, &hv);
     assert_true(hv.valid);

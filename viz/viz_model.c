@@ -73,6 +73,19 @@ static int grow(void **p, size_t *cap, size_t n, size_t elem)
     return 1;
 }
 
+/* Sets the capacity to exactly n (n > 0); 0 on out of memory. */
+static int reserve(void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (!n || n <= *cap)
+        return 1;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = n;
+    return 1;
+}
+
 static wl_status check_place(const viz_model *m, uint32_t sm, uint32_t slot, diag_t *d)
 {
     if (sm >= m->sm_count || slot >= m->slots)
@@ -576,17 +589,31 @@ wl_status viz_model_from_trace(viz_model *m, const char *path, diag_t *d)
         for (uint32_t i = 0; t.sm_gpc && i < t.sm_count; i++)
             m->sm_gpc[i] = t.sm_gpc[i] < m->gpc_count ? t.sm_gpc[i] : 0;
     }
+    /* exact sizes up front, and each of the reader's arrays freed once copied: a big trace
+     * never sits in memory twice over */
+    if (!st && !(reserve((void **)&m->ivs, &m->cap_ivs, t.n_intervals, sizeof *m->ivs) &&
+                 reserve((void **)&m->issues, &m->cap_issues, t.n_issues, sizeof *m->issues) &&
+                 reserve((void **)&m->blocks, &m->cap_blocks, t.n_blocks, sizeof *m->blocks) &&
+                 reserve((void **)&m->warps, &m->cap_warps, t.n_warps, sizeof *m->warps)))
+        st = diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory for %zu intervals",
+                      t.n_intervals);
     for (size_t i = 0; !st && i < t.n_intervals; i++) {
         const trace_interval *r = &t.intervals[i];
         viz_iv iv = {r->sm, r->slot, r->reason < t.n_reasons ? (uint32_t)map[r->reason] : 0,
                      r->start, r->end};
         st = viz_model_add_interval(m, &iv, d);
     }
+    free(t.intervals);
+    t.intervals = NULL;
+    t.n_intervals = 0;
     for (size_t i = 0; !st && i < t.n_issues; i++) {
         const trace_issue *r = &t.issues[i];
         viz_issue is = {r->sm, r->slot, r->ptx_line, popcount32(r->active_mask), r->cycle};
         st = viz_model_add_issue(m, &is, d);
     }
+    free(t.issues);
+    t.issues = NULL;
+    t.n_issues = 0;
     for (size_t i = 0; !st && i < t.n_blocks; i++) {
         const trace_block *r = &t.blocks[i];
         viz_block b = {r->block, r->sm, 0, 0, r->start, r->end};

@@ -41,10 +41,11 @@ void viz_render_frame(SDL_Renderer *r, viz_font *f, const viz_ctx *c, const viz_
 /* What lies at window position (x, y) in the current view. */
 void viz_render_hover(const viz_ctx *c, const viz_state *s, int x, int y, viz_hover *h);
 
-/* SM view geometry: the y and height of a warp slot's row (0 height when filtered out), and
+/* SM view geometry: the y and height of a warp slot's row (0 height when filtered out or never
+ * used on this SM), and
  * the slot at window y (-1 if none). GPU view: the SM row at y (-1 if none). */
-void viz_render_sm_row(const viz_state *s, int slot, int *y, int *h);
-int viz_render_slot_at(const viz_state *s, int y);
+void viz_render_sm_row(const viz_ctx *c, const viz_state *s, int slot, int *y, int *h);
+int viz_render_slot_at(const viz_ctx *c, const viz_state *s, int y);
 int viz_render_gpu_sm_at(const viz_ctx *c, const viz_state *s, int y);
 
 #endif

@@ -196,29 +196,47 @@ void vr_legend_blocks(const viz_draw *d, int y)
 
 /* ---- SM view ------------------------------------------------------------------------------ */
 
-/* Rows shown: with a warp filter only that slot; with a scheduler filter only its slots. */
-static int slot_shown(const viz_state *s, int slot)
+/* True when the SM's warp slot held a warp at some time. */
+static int slot_used(const viz_model *m, uint32_t sm, int slot)
+{
+    uint32_t row = viz_row(m, sm, (uint32_t)slot);
+    return m->row_iv[row + 1] > m->row_iv[row];
+}
+
+/* Rows shown: with a warp filter only that slot; with a scheduler filter only its slots; and
+ * only the slots the SM ever used (a small kernel leaves most of the 64 empty), unless it used
+ * none. */
+static int slot_shown(const viz_ctx *c, const viz_state *s, int slot)
 {
     if (s->warp_filter >= 0)
         return slot == s->warp_filter;
-    return s->sched_filter < 0 || slot % (int)s->scheds == s->sched_filter;
+    if (s->sched_filter >= 0 && slot % (int)s->scheds != s->sched_filter)
+        return 0;
+    const viz_model *m = c->m;
+    uint32_t sm = (uint32_t)s->sm < m->sm_count ? (uint32_t)s->sm : 0;
+    if (!m->row_iv || (uint32_t)slot >= m->slots || slot_used(m, sm, slot))
+        return 1;
+    for (int sl = 0; sl < (int)m->slots; sl++)
+        if (slot_used(m, sm, sl))
+            return 0;
+    return 1;
 }
 
-void viz_render_sm_row(const viz_state *s, int slot, int *y, int *h)
+void viz_render_sm_row(const viz_ctx *c, const viz_state *s, int slot, int *y, int *h)
 {
     const viz_rect *p = &s->lay.plot;
     int groups = 0, rows = 0;
     for (int k = 0; k < (int)s->scheds; k++) {
         int any = 0;
         for (int sl = k; sl < (int)s->slots; sl += (int)s->scheds)
-            if (slot_shown(s, sl)) {
+            if (slot_shown(c, s, sl)) {
                 rows++;
                 any = 1;
             }
         groups += any;
     }
     *y = *h = 0;
-    if (slot < 0 || slot >= (int)s->slots || !slot_shown(s, slot) || !rows)
+    if (slot < 0 || slot >= (int)s->slots || !slot_shown(c, s, slot) || !rows)
         return;
     int head = s->lay.font_px + s->lay.pad / 2;
     double rh = (double)(p->h - groups * head) / rows;
@@ -228,7 +246,7 @@ void viz_render_sm_row(const viz_state *s, int slot, int *y, int *h)
     for (int k = 0; k < (int)s->scheds; k++) {
         int any = 0;
         for (int sl = k; sl < (int)s->slots; sl += (int)s->scheds) {
-            if (!slot_shown(s, sl))
+            if (!slot_shown(c, s, sl))
                 continue;
             if (!any)
                 g++;
@@ -245,11 +263,11 @@ void viz_render_sm_row(const viz_state *s, int slot, int *y, int *h)
     }
 }
 
-int viz_render_slot_at(const viz_state *s, int y)
+int viz_render_slot_at(const viz_ctx *c, const viz_state *s, int y)
 {
     for (int sl = 0; sl < (int)s->slots; sl++) {
         int ry, rh;
-        viz_render_sm_row(s, sl, &ry, &rh);
+        viz_render_sm_row(c, s, sl, &ry, &rh);
         if (rh && y >= ry && y < ry + rh)
             return sl;
     }
@@ -323,6 +341,7 @@ void vr_view_sm(const viz_draw *d)
 {
     const viz_model *m = d->m;
     const viz_state *s = d->s;
+    const viz_ctx *c = d->c;
     const viz_rect *p = &d->L->plot;
     uint32_t sm = (uint32_t)s->sm < m->sm_count ? (uint32_t)s->sm : 0;
     vr_fill(d, p->x, p->y, p->w, p->h, vr_ui(VIZ_C_BG));
@@ -331,7 +350,7 @@ void vr_view_sm(const viz_draw *d)
     for (int k = 0; k < (int)s->scheds; k++) /* in display order: scheduler by scheduler */
         for (int slot = k; slot < (int)m->slots; slot += (int)s->scheds) {
             int y, h;
-            viz_render_sm_row(s, slot, &y, &h);
+            viz_render_sm_row(c, s, slot, &y, &h);
             if (!h)
                 continue;
             vr_fill(d, p->x, y, p->w, h > 3 ? h - 1 : h, vr_ui(VIZ_C_PANEL));
@@ -350,7 +369,7 @@ void vr_view_sm(const viz_draw *d)
         int y, h;
         if (w->sm != sm || !w->t0)
             continue;
-        viz_render_sm_row(s, (int)w->slot, &y, &h);
+        viz_render_sm_row(c, s, (int)w->slot, &y, &h);
         int x = (int)floor(viz_input_x_of(s, (double)w->t0));
         if (h && x > p->x && x < p->x + p->w)
             vr_fill(d, x - 1, y, 2, h > 3 ? h - 1 : h, vr_ui(VIZ_C_BG));
@@ -359,7 +378,7 @@ void vr_view_sm(const viz_draw *d)
     for (int k = 0; k < (int)s->scheds; k++)
         for (int sl = k; sl < (int)s->slots; sl += (int)s->scheds) {
             int y, h;
-            viz_render_sm_row(s, sl, &y, &h);
+            viz_render_sm_row(c, s, sl, &y, &h);
             if (!h)
                 continue;
             char t[96];
@@ -473,7 +492,7 @@ int viz_render_gpu_sm_at(const viz_ctx *c, const viz_state *s, int y)
 static void hover_sm(const viz_ctx *c, const viz_state *s, int x, int y, viz_hover *h)
 {
     const viz_model *m = c->m;
-    int slot = viz_render_slot_at(s, y);
+    int slot = viz_render_slot_at(c, s, y);
     double t = viz_input_cycle_at(s, x);
     if (slot < 0 || t < 0)
         return;
