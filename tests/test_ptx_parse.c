@@ -579,6 +579,19 @@ static void test_decode_call(void **state)
     assert_int_equal(k->locals[0].space, PTX_SPACE_PARAM);
     assert_int_equal(k->locals[1].offset, 4);
     assert_int_equal(k->callparam_size, 8);
+    /* two call sequences in sibling scopes share the scratch space */
+    const char *two = HDR ".func (.param .b32 r) f(.param .b32 a);\n"
+                          ".visible .entry k()\n{\n"
+                          "{\n.param .b32 x;\n.param .b32 y;\ncall.uni (y), f, (x);\n}\n"
+                          "{\n.param .b64 z;\n.param .b32 x;\n.param .b32 y;\ncall.uni (y), f, (x);\n}\n"
+                          "ret;\n}\n";
+    ptx_module *m2 = parse_ok(two);
+    const ptx_func *k2 = ptx_find_func(m2, "k");
+    assert_int_equal(k2->nlocals, 5);
+    assert_int_equal(k2->locals[2].offset, 0);  /* z reuses the first scope's space */
+    assert_int_equal(k2->locals[4].offset, 12); /* y after z (8) and x (4) */
+    assert_int_equal(k2->callparam_size, 16);
+    ptx_module_free(m2);
     const ptx_func *a = &m->funcs[callee];
     assert_false(a->is_decl);
     assert_int_equal(a->nrets, 1);

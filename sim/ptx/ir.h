@@ -419,7 +419,9 @@ typedef struct ptx_func {
     /* .local variables and call-site .param variables declared in the body. */
     ptx_var *locals;   uint32_t nlocals;
     uint32_t local_size;       /* per-thread .local frame bytes (excl. callees) */
-    uint32_t callparam_size;   /* per-thread scratch for call-site .param vars */
+    uint32_t callparam_size;   /* per-thread scratch for call-site .param vars: the
+                                  most live at once (a closed `{ }` scope's space is
+                                  reused by the next call sequence) */
 
     /* Shared memory as laid out for this ENTRY (static variables reachable from it
      * and its callees, in declaration order, each aligned). Empty for .func. */

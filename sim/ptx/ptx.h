@@ -17,7 +17,7 @@
 #define PTX_MAX_SMEM_BYTES (1u << 20)     /* static shared per entry */
 #define PTX_MAX_LOCAL_BYTES (1u << 20)    /* .local frame per function */
 #define PTX_MAX_PARAM_BYTES (1u << 16)    /* param space per function */
-#define PTX_MAX_NESTING 64                /* `{ }` scope depth */
+#define PTX_MAX_NESTING 64                /* `{ }` scope depth (ptx_int.h repeats it) */
 #define PTX_MAX_INPUT_BYTES (64u << 20)   /* one .ptx file (IR is at most ~12x its input) */
 
 /* Parses a whole .ptx file. On success *out owns the module (free with

@@ -72,6 +72,7 @@ const psym *psym_find(const psymtab *t, const char *name, size_t len);
 void psym_pop(psymtab *t, uint32_t depth);
 
 /* ---- the parser ---- */
+#define PTX_MAX_NESTING_INT 64 /* == PTX_MAX_NESTING (ptx.h) */
 typedef struct {
     const char *name;
     size_t len;
@@ -99,7 +100,8 @@ typedef struct pparse {
     pvec regs, locals, insns, ops, labels, params, rets, lrefs;
     psymtab labsyms;
     uint32_t loc_file, loc_line, loc_col;
-    uint64_t local_off, callparam_off;
+    uint64_t local_off, callparam_off, callparam_max;
+    uint64_t scope_callparam[PTX_MAX_NESTING_INT]; /* callparam_off at each '{' */
     uint64_t module_regs; /* registers declared in all functions so far */
 } pparse;
 

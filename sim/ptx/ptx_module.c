@@ -9,6 +9,8 @@
 #include "ptx.h"
 #include "ptx_int.h"
 
+_Static_assert(PTX_MAX_NESTING_INT == PTX_MAX_NESTING, "ptx_int.h mirrors ptx.h");
+
 /* `( .param decl, ... )`: params of an entry/func, laid out in order with
  * their alignment. Symbols are added by the caller (add_param_syms). */
 static wl_status parse_param_list(pparse *p, pvec *out, uint32_t *total)
@@ -131,7 +133,7 @@ static void reset_func_state(pparse *p)
     p->params.n = p->rets.n = p->lrefs.n = 0;
     psym_pop(&p->labsyms, 0);
     p->loc_file = p->loc_line = p->loc_col = 0;
-    p->local_off = p->callparam_off = 0;
+    p->local_off = p->callparam_off = p->callparam_max = 0;
 }
 
 static void *arena_copy(pparse *p, const pvec *v, int *fail)
@@ -171,12 +173,15 @@ static wl_status parse_label(pparse *p)
 static wl_status parse_body(pparse *p)
 {
     p->depth = 2;
+    p->scope_callparam[1] = 0;
     TRY(pnext(p));
     for (;;) {
         const plex_tok *t = &p->tok;
         if (t->kind == PLEX_EOF)
             return perr(p, t, WL_EUSAGE, "unterminated body of '%s' (missing '}')", p->cur->name);
         if (plex_is(t, '}')) {
+            /* call-site .param variables die with their scope: reuse the space */
+            p->callparam_off = p->scope_callparam[p->depth - 1];
             p->depth--;
             psym_pop(&p->syms, p->depth);
             TRY(pnext(p));
@@ -186,6 +191,7 @@ static wl_status parse_body(pparse *p)
             if (p->depth >= PTX_MAX_NESTING)
                 return perr(p, t, WL_EUSAGE, "scopes nested too deeply (limit %d)",
                             PTX_MAX_NESTING);
+            p->scope_callparam[p->depth] = p->callparam_off;
             p->depth++;
             TRY(pnext(p));
         } else if (plex_word_is(t, ".reg")) {
@@ -227,7 +233,7 @@ static wl_status finish_func(pparse *p, ptx_func *f)
     f->locals = arena_copy(p, &p->locals, &fail);
     f->nlocals = (uint32_t)p->locals.n;
     f->local_size = (uint32_t)p->local_off;
-    f->callparam_size = (uint32_t)p->callparam_off;
+    f->callparam_size = (uint32_t)p->callparam_max;
     f->insns = arena_copy(p, &p->insns, &fail);
     f->ninsns = (uint32_t)p->insns.n;
     f->ops = arena_copy(p, &p->ops, &fail);

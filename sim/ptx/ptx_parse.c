@@ -547,6 +547,8 @@ wl_status pdecl_local(pparse *p, int space)
                     (unsigned long long)lim);
     v.offset = o;
     *off = o + v.size;
+    if (p->callparam_off > p->callparam_max)
+        p->callparam_max = p->callparam_off;
     TRY(pdecl_check_redecl(p, nm, nl, v.line, v.col));
     ptx_var *dst = pvec_push(&p->locals);
     if (!dst)
