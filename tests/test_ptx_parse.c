@@ -357,7 +357,8 @@ static void test_decode_memory(void **state)
         "red.relaxed.gpu.global.add.f32 [%rd2], %f1;\n"
         "atom.shared.add.u64 %rd4, [smem+8], 1;\n"
         "ld.volatile.shared.u32 %r5, [0x10];\n"
-        "cp.async.cg.shared.global [%r1], [%rd2], 16, 16;\n");
+        "cp.async.cg.shared.global [%r1], [%rd2], 16, 16;\n"
+        "ld.global.L2::cache_hint.u32 %r1, [%rd2], %rd3;\n");
     const ptx_func *f = ptx_find_func(m, "k");
     const ptx_insn *in = &f->insns[0];
     assert_int_equal(in->op, PTX_OP_LD);
@@ -401,6 +402,9 @@ static void test_decode_memory(void **state)
     assert_format(m, f, 1, "st.shared.v2.u32 [%r1-8], {%r2, %r3};");
     assert_format(m, f, 3, "cvta.to.global.u64 %rd2, %rd1;");
     assert_format(m, f, 10, "cp.async.cg.shared.global [%r1], [%rd2], 16, 16;");
+    assert_int_equal(f->insns[11].nops, 3);
+    assert_true(f->insns[11].flags & PTX_F_CACHE_HINT);
+    assert_format(m, f, 11, "ld.global.L2::cache_hint.u32 %r1, [%rd2], %rd3;");
     ptx_module_free(m);
 }
 

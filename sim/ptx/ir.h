@@ -206,6 +206,7 @@ enum {
     PTX_F_NEG_RESULT = 1u << 22,  /* reserved */
     PTX_F_UNALIGNED = 1u << 23,   /* reserved */
     PTX_F_OOB = 1u << 24,         /* fma.oob (parse-only) */
+    PTX_F_CACHE_HINT = 1u << 25,  /* .L2::cache_hint: the last operand is a 64-bit policy (ignored) */
 };
 
 /* Special registers. Components x/y/z are separate ids. */

@@ -45,7 +45,7 @@ static const char *const scope_names[] = {"", "cta", "cluster", "gpu", "sys"};
 static const char *const flag_names[32] = {
     "ftz", "sat", "approx", "full", NULL /* uni */, "aligned", "sync", "nc", "cc", NULL,
     "wrap", "clamp", NULL /* to */, "relu", "NaN", "xorsign", "abs", "shiftamt", "noinc",
-    "expect_tx", NULL, NULL, NULL, NULL, "oob",
+    "expect_tx", NULL, NULL, NULL, NULL, "oob", "L2::cache_hint",
 };
 
 static const char *mode_name(const ptx_insn *in)

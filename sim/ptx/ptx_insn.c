@@ -197,6 +197,7 @@ static int apply_ctx(ptx_insn *in, const char *m, int *extra_ops)
         in->mode = IS("wait") ? 2 : 1;
     } else if (IS("L2::cache_hint")) {
         *extra_ops = 1; /* a trailing 64-bit cache-policy operand */
+        in->flags |= PTX_F_CACHE_HINT;
     } else {
         return -1;
     }
