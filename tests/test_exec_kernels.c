@@ -932,6 +932,47 @@ static void test_warp_forms(void **state)
     kt_close(&t);
 }
 
+static void collect(void *ctx, const char *text)
+{
+    char *buf = ctx;
+    size_t n = strlen(buf);
+    snprintf(buf + n, 1024 - n, "%s", text);
+}
+
+/* Device printf goes to the launch's callback in execution order; a failed assert() faults. */
+static void test_printf_assert(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/printf_assert.ptx", "pk");
+    int in[32] = {0};
+    uint64_t d = kt_buf(&t, in, sizeof in);
+    kt_arg(&t, 0, d); kt_arg(&t, 1, 10);
+    char out[1024] = "";
+    launch_config c;
+    memset(&c, 0, sizeof c);
+    c.grid[0] = c.grid[1] = c.grid[2] = 1;
+    c.block[0] = 32; c.block[1] = c.block[2] = 1;
+    c.params = t.params;
+    c.params_size = t.k->param_size;
+    c.print = collect;
+    c.print_ctx = out;
+    if (launch_kernel(t.m, t.k, &c, t.mem, NULL, &t.d) != WL_OK)
+        fail_msg("launch: %s", t.d.msg);
+    assert_string_equal(out, "thread 3:  4.50 ok D 102 -3000000000000|\n"
+                             "thread 19: 28.50 ok T 112 -19000000000000|\n");
+    in[7] = 99; /* thread 7 fails assert(p[i] < n) */
+    memcpy(devmem_translate(t.mem, d, sizeof in), in, sizeof in);
+    out[0] = 0;
+    diag_clear(&t.d);
+    assert_int_equal(launch_kernel(t.m, t.k, &c, t.mem, NULL, &t.d), WL_EFAULT);
+    diag_format(&t.d, t.err, sizeof t.err);
+    if (!strstr(t.err, "device-side assertion `p[i] < n' failed (printf_assert.cu:12 in void pk(int *, int))") ||
+        !strstr(t.err, "thread (7,0,0) in block (0,0,0)"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
 /* ----------------------------------------------------------------------------------------- */
 /* Faults and deadlocks                                                                      */
 static void test_fault_oob(void **state)
@@ -1131,6 +1172,7 @@ int main(void)
         cmocka_unit_test(test_modifiers),
         cmocka_unit_test(test_million_blocks),
         cmocka_unit_test(test_warp_forms),
+        cmocka_unit_test(test_printf_assert),
         cmocka_unit_test(test_named_barriers),
         cmocka_unit_test(test_named_barrier_deadlock),
         cmocka_unit_test(test_barrier_count_mismatch),

@@ -401,6 +401,65 @@ static void do_return(exec_block *b, xwarp *W)
     W->fp--;
 }
 
+/* The 64-bit argument i of a builtin call for lane l (from the caller's call-parameter area). */
+static uint64_t call_arg(const exec_block *b, const xwarp *W, const xcall *c, uint32_t i, int l)
+{
+    uint64_t v = 0;
+    if (i < c->narg) {
+        const uint8_t *loc = W->local + (size_t)l * b->p->local_bytes +
+                             W->frames[W->fp - 1].local_base;
+        memcpy(&v, loc + c->arg_src[i], c->arg_size[i] < 8 ? c->arg_size[i] : 8);
+    }
+    return v;
+}
+
+/* vprintf / __assertfail / other external functions, lane by lane in lane order. */
+static wl_status call_builtin(exec_block *b, int warp, const xinsn *in, const xcall *c,
+                              uint32_t m, diag_t *d)
+{
+    const exec_prog *p = b->p;
+    xwarp *W = &b->w[warp];
+    const ptx_func *cf = &p->m->funcs[c->callee];
+    if (c->builtin == XCALL_EXTERN)
+        return exec_fail(b, warp, __builtin_ctz(m), in, WL_EUNSUPPORTED, d,
+                         "unsupported by the executor: call of external function '%s'", cf->name);
+    for (int l = 0; l < 32; l++) {
+        if (!((m >> l) & 1))
+            continue;
+        if (c->builtin == XCALL_ASSERT) {
+            char msg[200] = "?", file[200] = "?", fn[120] = "?";
+            size_t k;
+            for (k = 0; k + 1 < sizeof msg && xmem_peek(b, warp, l, call_arg(b, W, c, 0, l) + k,
+                                                       msg + k, 1) && msg[k]; k++)
+                ;
+            msg[k] = 0;
+            for (k = 0; k + 1 < sizeof file && xmem_peek(b, warp, l, call_arg(b, W, c, 1, l) + k,
+                                                        file + k, 1) && file[k]; k++)
+                ;
+            file[k] = 0;
+            for (k = 0; k + 1 < sizeof fn && xmem_peek(b, warp, l, call_arg(b, W, c, 3, l) + k,
+                                                      fn + k, 1) && fn[k]; k++)
+                ;
+            fn[k] = 0;
+            return exec_fail(b, warp, l, in, WL_EFAULT, d,
+                             "device-side assertion `%s' failed (%s:%u in %s)", msg, file,
+                             (uint32_t)call_arg(b, W, c, 2, l), fn);
+        }
+        char text[2048];
+        size_t n = xmem_printf(b, warp, l, call_arg(b, W, c, 0, l), call_arg(b, W, c, 1, l),
+                               text, sizeof text);
+        if (p->g.print)
+            p->g.print(p->g.print_ctx, text);
+        if (c->nret) {
+            int32_t r = (int32_t)n;
+            uint8_t *loc = W->local + (size_t)l * p->local_bytes + W->frames[W->fp - 1].local_base;
+            memcpy(loc + c->ret_dst[0], &r, c->ret_size[0] < 4 ? c->ret_size[0] : 4);
+        }
+    }
+    W->simt[W->sp - 1].pc++;
+    return WL_OK;
+}
+
 static wl_status do_call(exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t *d)
 {
     const exec_prog *p = b->p;
@@ -408,6 +467,8 @@ static wl_status do_call(exec_block *b, int warp, const xinsn *in, uint32_t m, d
     xframe *fr = &W->frames[W->fp - 1];
     const xfunc *xf = &p->funcs[fr->func];
     const xcall *c = &p->calls[in->target];
+    if (c->builtin != XCALL_NONE)
+        return call_builtin(b, warp, in, c, m, d);
     const xfunc *cx = &p->funcs[c->callee];
     if (W->fp >= XMAX_FRAMES || W->sp >= XMAX_SIMT)
         return exec_fail(b, warp, -1, in, WL_EFAULT, d,

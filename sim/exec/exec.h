@@ -47,6 +47,8 @@ typedef struct {
     const void *params;
     size_t params_size;
     int num_sms;
+    void (*print)(void *ctx, const char *text); /* device printf output, NULL: discarded */
+    void *print_ctx;
 } exec_grid;
 
 /* Pre-decodes kernel k (and every .func it calls) for one launch: resolves symbols (module

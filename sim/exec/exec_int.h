@@ -59,8 +59,13 @@ typedef struct {
     const ptx_insn *ir;
 } xinsn;
 
+/* Calls of functions without a body that the executor provides itself. */
+enum { XCALL_NONE = 0, XCALL_VPRINTF, XCALL_ASSERT, XCALL_EXTERN };
+
 typedef struct {
     int callee;                      /* module func index */
+    int builtin;                     /* XCALL_*: offsets of a builtin's arguments are in the
+                                        caller's frame (arg_src); ret_dst likewise */
     uint32_t nret, narg;
     uint32_t *ret_src, *ret_dst, *ret_size; /* callee ret offsets -> caller call-param offsets */
     uint32_t *arg_src, *arg_dst, *arg_size; /* caller call-param offsets -> callee param offsets */
@@ -155,6 +160,13 @@ wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
 /* xmem.c */
 wl_status xmem_exec(exec_block *b, int warp, const xinsn *in, uint32_t m, exec_step_info *out,
                     diag_t *d);
+/* Reads n bytes at a generic address as lane `lane` sees it, without faulting: returns 0 when
+ * the range is not mapped. */
+int xmem_peek(exec_block *b, int warp, int lane, uint64_t gaddr, void *dst, uint32_t n);
+/* Formats one device-side printf (format at generic address fmt, packed arguments at args) into
+ * buf; returns the length. */
+size_t xmem_printf(exec_block *b, int warp, int lane, uint64_t fmt, uint64_t args, char *buf,
+                   size_t size);
 /* Fault / unsupported message helpers (exec.c). */
 wl_status exec_fail(const exec_block *b, int warp, int lane, const xinsn *in, wl_status st,
                     diag_t *d, const char *fmt, ...) __attribute__((format(printf, 7, 8)));

@@ -17,6 +17,8 @@ wl_status launch_kernel(const ptx_module *m, const ptx_func *k, const launch_con
     g.params = cfg->params;
     g.params_size = cfg->params_size;
     g.num_sms = cfg->num_sms > 0 ? cfg->num_sms : LAUNCH_DEFAULT_SMS;
+    g.print = cfg->print;
+    g.print_ctx = cfg->print_ctx;
     uint64_t max_insts = cfg->max_warp_insts ? cfg->max_warp_insts : LAUNCH_DEFAULT_MAX_WARP_INSTS;
     int resident = cfg->max_resident_blocks > 0 ? cfg->max_resident_blocks
                                                 : LAUNCH_DEFAULT_RESIDENT;

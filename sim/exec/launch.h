@@ -32,6 +32,11 @@ typedef struct {
     int num_sms;                /* %nsmid, and %smid = block index mod num_sms; 0 -> 132 */
     int max_resident_blocks;    /* blocks executed concurrently (bounded memory); 0 -> 16 */
     uint64_t max_warp_insts;    /* runaway bound -> WL_EDEADLOCK; 0 -> 2^36 */
+    /* Device-side printf: each formatted string (one printf call of one thread, in execution
+     * order) goes to print(print_ctx, text); NULL discards it. A failed device assert() is a
+     * fault (WL_EFAULT) naming the assertion, its file and line. */
+    void (*print)(void *ctx, const char *text);
+    void *print_ctx;
 } launch_config;
 
 typedef struct {

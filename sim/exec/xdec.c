@@ -193,11 +193,18 @@ static wl_status decode_call(exec_prog *p, const ptx_func *f, xfunc *xf, const p
     if (in->target < 0 || (uint32_t)in->target >= p->m->nfuncs)
         return unsupported(p, in, d, "indirect call");
     const ptx_func *cf = &p->m->funcs[in->target];
-    if (cf->is_decl || cf->is_entry)
-        return unsupported(p, in, d, "call of a function without a body");
-    wl_status st = xdec_func(p, in->target, d);
-    if (st != WL_OK)
-        return st;
+    if (cf->is_entry)
+        return unsupported(p, in, d, "call of a kernel");
+    /* External functions: the CUDA runtime's device-side printf and assert are built in; any
+     * other is reported if executed. */
+    int builtin = !cf->is_decl ? XCALL_NONE :
+                  strcmp(cf->name, "vprintf") == 0 ? XCALL_VPRINTF :
+                  strcmp(cf->name, "__assertfail") == 0 ? XCALL_ASSERT : XCALL_EXTERN;
+    if (builtin == XCALL_NONE) {
+        wl_status st = xdec_func(p, in->target, d);
+        if (st != WL_OK)
+            return st;
+    }
     const xfunc *cx = &p->funcs[in->target];
     uint32_t nret = in->nret, narg = in->nops - in->nret;
     if (nret > cf->nrets || narg > cf->nparams)
@@ -213,6 +220,7 @@ static wl_status decode_call(exec_prog *p, const ptx_func *f, xfunc *xf, const p
     xcall *c = &p->calls[p->ncalls];
     memset(c, 0, sizeof *c);
     c->callee = in->target;
+    c->builtin = builtin;
     c->nret = nret;
     c->narg = narg;
     uint32_t *buf = calloc(3 * (size_t)(nret + narg) + 1, 2 * sizeof *buf);

@@ -525,3 +525,124 @@ wl_status xmem_exec(exec_block *b, int warp, const xinsn *in, uint32_t m, exec_s
     default: return do_mbar(b, warp, in, m, out, d);
     }
 }
+
+int xmem_peek(exec_block *b, int warp, int lane, uint64_t gaddr, void *dst, uint32_t n)
+{
+    const exec_prog *p = b->p;
+    const xwarp *W = &b->w[warp];
+    const uint8_t *h = NULL;
+    if (gaddr - EXEC_SHARED_WINDOW < EXEC_WINDOW_SIZE) {
+        uint64_t a = gaddr - EXEC_SHARED_WINDOW;
+        if (a < p->smem_bytes && n <= p->smem_bytes - a)
+            h = b->smem + a;
+    } else if (gaddr - EXEC_LOCAL_WINDOW < EXEC_WINDOW_SIZE) {
+        uint64_t a = gaddr - EXEC_LOCAL_WINDOW;
+        if (a < p->local_bytes && n <= p->local_bytes - a)
+            h = W->local + (size_t)lane * p->local_bytes + a;
+    } else {
+        h = devmem_translate(p->mem, gaddr, n);
+    }
+    if (!h)
+        return 0;
+    memcpy(dst, h, n);
+    return 1;
+}
+
+/* A NUL-terminated string at a generic address, at most size-1 bytes. */
+static void peek_string(exec_block *b, int warp, int lane, uint64_t a, char *s, size_t size)
+{
+    size_t i = 0;
+    for (; i + 1 < size; i++) {
+        char c;
+        if (!xmem_peek(b, warp, lane, a + i, &c, 1) || c == 0)
+            break;
+        s[i] = c;
+    }
+    s[i] = 0;
+}
+
+/* The conversion specs passed to snprintf below are rebuilt from a whitelist (flags, digits,
+ * '.', one conversion letter), so a non-literal format is safe here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+/* Device-side printf: the format string is in device memory, the arguments packed in the
+ * caller's local memory, each aligned to its size (int 4, long/double/pointer 8; float and
+ * char/short arrive promoted). %s reads a device string. */
+size_t xmem_printf(exec_block *b, int warp, int lane, uint64_t fmt, uint64_t args, char *buf,
+                   size_t size)
+{
+    char f[1024], spec[32], piece[512];
+    peek_string(b, warp, lane, fmt, f, sizeof f);
+    size_t n = 0;
+    uint64_t off = 0;
+    buf[0] = 0;
+    for (const char *c = f; *c && n + 1 < size; c++) {
+        if (*c != '%' || c[1] == '%') {
+            buf[n++] = *c;
+            c += *c == '%';
+            continue;
+        }
+        const char *st = c++;
+        while (*c && strchr("-+ #0123456789.", *c))
+            c++;
+        int longs = 0;
+        while (*c && strchr("hlzjtL", *c)) {
+            longs += *c == 'l' || *c == 'z' || *c == 'j' || *c == 't' || *c == 'L';
+            c++;
+        }
+        if (!*c)
+            break;
+        size_t flen = (size_t)(c - st);
+        if (flen > sizeof spec - 4)
+            flen = sizeof spec - 4;
+        memcpy(spec, st, flen);
+        while (flen > 1 && strchr("hlzjtL", spec[flen - 1]))
+            flen--; /* re-added below as ll where needed */
+        char conv = *c;
+        int isint = strchr("diuxXoc", conv) != NULL, isflt = strchr("fFeEgGaA", conv) != NULL;
+        uint32_t asz = (isint && longs == 0 && conv != 'p') ? 4 : 8;
+        off = (off + asz - 1) & ~(uint64_t)(asz - 1);
+        uint64_t v = 0;
+        if (!xmem_peek(b, warp, lane, args + off, &v, asz))
+            break;
+        off += asz;
+        if (isint && conv != 'c') {
+            spec[flen] = 'l';
+            spec[flen + 1] = 'l';
+            spec[flen + 2] = conv;
+            spec[flen + 3] = 0;
+            if (conv == 'd' || conv == 'i')
+                snprintf(piece, sizeof piece, spec, asz == 4 ? (long long)(int32_t)v : (long long)v);
+            else
+                snprintf(piece, sizeof piece, spec,
+                         asz == 4 ? (unsigned long long)(uint32_t)v : (unsigned long long)v);
+        } else {
+            spec[flen] = conv;
+            spec[flen + 1] = 0;
+            if (isflt) {
+                double x;
+                memcpy(&x, &v, 8);
+                snprintf(piece, sizeof piece, spec, x);
+            } else if (conv == 'c') {
+                snprintf(piece, sizeof piece, spec, (int)(char)v);
+            } else if (conv == 's') {
+                char str[256];
+                peek_string(b, warp, lane, v, str, sizeof str);
+                snprintf(piece, sizeof piece, spec, str);
+            } else if (conv == 'p') {
+                snprintf(piece, sizeof piece, "0x%llx", (unsigned long long)v);
+            } else {
+                snprintf(piece, sizeof piece, "%%%c", conv);
+            }
+        }
+        size_t pl = strlen(piece);
+        if (pl > size - 1 - n)
+            pl = size - 1 - n;
+        memcpy(buf + n, piece, pl);
+        n += pl;
+    }
+    buf[n] = 0;
+    return n;
+}
+#pragma GCC diagnostic pop
