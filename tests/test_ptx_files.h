@@ -1,5 +1,5 @@
-/* Shared by the ptx tests: visit every committed .ptx file (tests/data/ptx
- * and gpu/ptx, which other engineers keep adding to). */
+/* Shared by the ptx tests: visit every committed .ptx file (other engineers
+ * keep adding to these folders). */
 #ifndef WL_TEST_PTX_FILES_H
 #define WL_TEST_PTX_FILES_H
 
@@ -30,6 +30,31 @@ static inline unsigned ptx_for_each_file(const char *rel, void (*fn)(const char 
         n++;
     }
     closedir(dp);
+    return n;
+}
+
+/* Every committed kernel: the front end's samples, the real kernels, the
+ * other modules' test kernels and every lesson's PTX (one level below
+ * lessons/). Returns the number of files visited. */
+static inline unsigned ptx_for_each_committed(void (*fn)(const char *path, void *ctx), void *ctx)
+{
+    static const char *const dirs[] = {"tests/data/ptx", "tests/data/exec", "tests/data/run",
+                                       "gpu/ptx"};
+    unsigned n = 0;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        n += ptx_for_each_file(dirs[i], fn, ctx);
+    DIR *dp = opendir(tu_path("lessons"));
+    if (dp) {
+        struct dirent *e;
+        while ((e = readdir(dp))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char rel[512];
+            snprintf(rel, sizeof rel, "lessons/%s", e->d_name);
+            n += ptx_for_each_file(rel, fn, ctx);
+        }
+        closedir(dp);
+    }
     return n;
 }
 
