@@ -89,20 +89,6 @@ static void test_postdom_long_chain(void **state)
 }
 
 /* ---- crafted PTX ---- */
-#define HDR ".version 9.0\n.target sm_90\n.address_size 64\n"
-
-static ptx_module *parse_ok(const char *src)
-{
-    ptx_module *m = NULL;
-    diag_t d;
-    if (ptx_parse_string(src, strlen(src), "cfg.ptx", &m, &d) != WL_OK) {
-        char b[2048];
-        diag_format(&d, b, sizeof b);
-        fail_msg("parse failed: %s", b);
-    }
-    return m;
-}
-
 /* Block containing the instruction after label `name`. */
 static int32_t block_at(const ptx_func *f, const char *name)
 {

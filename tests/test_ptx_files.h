@@ -7,7 +7,25 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ptx.h"
 #include "testutil.h"
+
+#define HDR ".version 9.0\n.target sm_90\n.address_size 64\n"
+
+/* Parses text; fails the test with the diag if it does not parse. Needs
+ * cmocka.h (and ptx.h) included first. */
+static inline ptx_module *parse_ok(const char *src)
+{
+    ptx_module *m = NULL;
+    diag_t d;
+    wl_status st = ptx_parse_string(src, strlen(src), "t.ptx", &m, &d);
+    if (st != WL_OK) {
+        char b[2048];
+        diag_format(&d, b, sizeof b);
+        fail_msg("parse failed (status %d): %s", st, b);
+    }
+    return m;
+}
 
 /* Calls fn(path, ctx) for each *.ptx under the repository-relative dir;
  * returns how many files were visited. */

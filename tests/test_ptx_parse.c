@@ -15,20 +15,6 @@
 #include "test_ptx_files.h"
 #include "testutil.h"
 
-/* Parses text; fails the test with the diag if it does not parse. */
-static ptx_module *parse_ok(const char *src)
-{
-    ptx_module *m = NULL;
-    diag_t d;
-    wl_status st = ptx_parse_string(src, strlen(src), "t.ptx", &m, &d);
-    if (st != WL_OK) {
-        char b[2048];
-        diag_format(&d, b, sizeof b);
-        fail_msg("parse failed (status %d): %s", st, b);
-    }
-    return m;
-}
-
 /* Expects a failure with this status at line:col and a message containing sub. */
 static void parse_err(const char *src, size_t len, wl_status want, int line, int col,
                       const char *sub)
@@ -44,7 +30,6 @@ static void parse_err(const char *src, size_t len, wl_status want, int line, int
                  sub ? sub : "", st, b);
 }
 
-#define HDR ".version 9.0\n.target sm_90\n.address_size 64\n"
 
 /* Kernel "k" with the given body lines and some registers declared. */
 static ptx_module *kernel(const char *body)
