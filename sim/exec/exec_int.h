@@ -167,6 +167,21 @@ int xmem_peek(exec_block *b, int warp, int lane, uint64_t gaddr, void *dst, uint
  * buf; returns the length. */
 size_t xmem_printf(exec_block *b, int warp, int lane, uint64_t fmt, uint64_t args, char *buf,
                    size_t size);
+/* xctl.c: SIMT stack, calls, exits, barriers. */
+void xctl_fill_imm(const xfunc *xf, uint64_t *regs);
+wl_status xctl_bar(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m,
+                   exec_step_info *out, diag_t *d);
+void xctl_exit_lanes(exec_block *b, xwarp *W, uint32_t m);
+wl_status xctl_call(exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t *d);
+/* Pops finished stack entries and frames; 0 when the warp has finished. */
+int xctl_settle(exec_block *b, xwarp *W);
+void xctl_warp_sync(xwarp *W, xsimt *t, uint32_t mask, uint32_t m);
+wl_status xctl_branch(exec_block *b, int warp, const xinsn *in, uint32_t active, uint32_t taken,
+                      exec_step_info *out, diag_t *d);
+/* xwide.c: warp-wide ops; values computed before an instruction (sregs, symbol addresses). */
+wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t active,
+                     uint32_t m, diag_t *d);
+void xwide_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m);
 /* Fault / unsupported message helpers (exec.c). */
 wl_status exec_fail(const exec_block *b, int warp, int lane, const xinsn *in, wl_status st,
                     diag_t *d, const char *fmt, ...) __attribute__((format(printf, 7, 8)));

@@ -1,0 +1,209 @@
+/* xwide: warp-wide instructions (shfl/vote/match/redux/activemask/elect) and the special
+ * registers and symbol addresses computed before an instruction. */
+#include <string.h>
+
+#include "exec_int.h"
+#include "ptx.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Warp-wide operations                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
+                               uint32_t active, uint32_t m, diag_t *d)
+{
+    const xop *dst = &in->o[0];
+    int32_t ds = dst->kind == XO_VEC ? dst->vec[0] : dst->slot;
+    int32_t ps = dst->kind == XO_VEC && dst->n > 1 ? dst->vec[1] : -1;
+    int dbits = dst->kind == XO_VEC ? dst->vbits[0] : dst->bits;
+    uint64_t res[32], pres[32];
+    uint64_t dmask = dbits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dbits) - 1;
+    switch (in->op) {
+    case PTX_OP_SHFL: {
+        const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);
+        const uint64_t *C = XR(regs, in->o[3].slot);
+        for (int l = 0; l < 32; l++) {
+            if (!((m >> l) & 1))
+                continue;
+            uint32_t bv = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
+            uint32_t seg = (c >> 8) & 31, cl = c & 31;
+            uint32_t maxl = ((uint32_t)l & seg) | (cl & ~seg), minl = (uint32_t)l & seg;
+            int32_t j;
+            int ok;
+            switch (in->mode) {
+            case PTX_SHFL_UP: j = l - (int32_t)bv; ok = j >= (int32_t)maxl; break;
+            case PTX_SHFL_DOWN: j = l + (int32_t)bv; ok = j <= (int32_t)maxl; break;
+            case PTX_SHFL_BFLY: j = l ^ (int32_t)bv; ok = j <= (int32_t)maxl; break;
+            default: j = (int32_t)(minl | (bv & ~seg)); ok = j <= (int32_t)maxl; break;
+            }
+            if (!ok)
+                j = l;
+            res[l] = A[j & 31];
+            pres[l] = (uint64_t)ok;
+        }
+        break;
+    }
+    case PTX_OP_VOTE: {
+        uint32_t bal = 0;
+        const xop *po = &in->o[1];
+        for (int l = 0; l < 32; l++)
+            if ((m >> l) & 1) {
+                int v = XR(regs, po->slot)[l] != 0;
+                bal |= (uint32_t)(po->neg ? !v : v) << l;
+            }
+        uint64_t v = in->mode == PTX_VOTE_ALL ? bal == m : in->mode == PTX_VOTE_ANY ? bal != 0 :
+                     in->mode == PTX_VOTE_UNI ? (bal == 0 || bal == m) : bal;
+        for (int l = 0; l < 32; l++)
+            res[l] = v;
+        break;
+    }
+    case PTX_OP_MATCH: {
+        const uint64_t *A = XR(regs, in->o[1].slot);
+        int w = in->w0;
+        uint64_t wm = w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
+        int all = 1;
+        for (int l = 0; l < 32; l++) {
+            if (!((m >> l) & 1))
+                continue;
+            uint32_t s = 0;
+            for (int j = 0; j < 32; j++)
+                if (((m >> j) & 1) && ((A[j] ^ A[l]) & wm) == 0)
+                    s |= 1u << j;
+            res[l] = s;
+            if (s != m)
+                all = 0;
+        }
+        if (in->mode == PTX_MATCH_ALL)
+            for (int l = 0; l < 32; l++) {
+                res[l] = all ? m : 0;
+                pres[l] = (uint64_t)all;
+            }
+        break;
+    }
+    case PTX_OP_REDUX: {
+        const uint64_t *A = XR(regs, in->o[1].slot);
+        int s = in->k0 == XK_S;
+        uint64_t acc = in->aop == PTX_AOP_AND ? 0xffffffffu :
+                       in->aop == PTX_AOP_MIN ? (s ? 0x7fffffffu : 0xffffffffu) :
+                       in->aop == PTX_AOP_MAX ? (s ? 0x80000000u : 0) : 0;
+        for (int l = 0; l < 32; l++) {
+            if (!((m >> l) & 1))
+                continue;
+            uint32_t a = (uint32_t)A[l], c = (uint32_t)acc;
+            switch (in->aop) {
+            case PTX_AOP_ADD: c += a; break;
+            case PTX_AOP_AND: c &= a; break;
+            case PTX_AOP_OR: c |= a; break;
+            case PTX_AOP_XOR: c ^= a; break;
+            case PTX_AOP_MIN: c = s ? ((int32_t)a < (int32_t)c ? a : c) : (a < c ? a : c); break;
+            case PTX_AOP_MAX: c = s ? ((int32_t)a > (int32_t)c ? a : c) : (a > c ? a : c); break;
+            default: return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d,
+                                      "unsupported redux operation");
+            }
+            acc = c;
+        }
+        for (int l = 0; l < 32; l++)
+            res[l] = acc;
+        break;
+    }
+    case PTX_OP_ACTIVEMASK:
+        for (int l = 0; l < 32; l++)
+            res[l] = active;
+        break;
+    case PTX_OP_ELECT: {
+        int leader = m ? __builtin_ctz(m) : 0;
+        for (int l = 0; l < 32; l++) {
+            res[l] = (uint64_t)leader;
+            pres[l] = (uint64_t)(l == leader);
+        }
+        break;
+    }
+    default: return WL_EUNSUPPORTED;
+    }
+    if (in->op == PTX_OP_ELECT && dst->kind == XO_VEC) {
+        /* elect.sync d|p: both optional */
+    }
+    for (int l = 0; l < 32; l++) {
+        if (!((m >> l) & 1))
+            continue;
+        if (ds >= 0)
+            XR(regs, ds)[l] = res[l] & dmask;
+        if (ps >= 0)
+            XR(regs, ps)[l] = pres[l];
+    }
+    return WL_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Special registers and addresses computed before an instruction                              */
+/* ------------------------------------------------------------------------------------------ */
+void xwide_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m)
+{
+    const exec_prog *p = b->p;
+    const exec_grid *g = &p->g;
+    xwarp *W = &b->w[warp];
+    const xframe *fr = &W->frames[W->fp - 1];
+    for (int k = 0; k < in->npre; k++) {
+        uint64_t *Dv = XR(regs, in->pre[k].slot);
+        uint16_t sr = in->pre[k].sreg;
+        if (sr == UINT16_MAX) {
+            const xop *o = &in->o[in->pre[k].opnd];
+            uint64_t v = (uint64_t)o->off + (o->base != XB_NONE ? fr->local_base : 0);
+            for (int l = 0; l < 32; l++)
+                Dv[l] = v;
+            continue;
+        }
+        uint64_t v = 0;
+        uint64_t lin = ((uint64_t)b->ctaid[2] * g->grid[1] + b->ctaid[1]) * g->grid[0] +
+                       b->ctaid[0];
+        int nsm = g->num_sms > 0 ? g->num_sms : 132;
+        switch (sr) {
+        case PTX_SR_TID_X: case PTX_SR_TID_Y: case PTX_SR_TID_Z:
+            for (int l = 0; l < 32; l++)
+                Dv[l] = W->tid[sr - PTX_SR_TID_X][l];
+            continue;
+        case PTX_SR_LANEID:
+            for (int l = 0; l < 32; l++)
+                Dv[l] = (uint64_t)l;
+            continue;
+        case PTX_SR_LANEMASK_EQ: case PTX_SR_LANEMASK_LE: case PTX_SR_LANEMASK_LT:
+        case PTX_SR_LANEMASK_GE: case PTX_SR_LANEMASK_GT:
+            for (int l = 0; l < 32; l++) {
+                uint32_t eq = 1u << l, lt = eq - 1;
+                Dv[l] = sr == PTX_SR_LANEMASK_EQ ? eq : sr == PTX_SR_LANEMASK_LE ? (lt | eq) :
+                        sr == PTX_SR_LANEMASK_LT ? lt : sr == PTX_SR_LANEMASK_GE ? ~lt : ~(lt | eq);
+            }
+            continue;
+        case PTX_SR_NTID_X: case PTX_SR_NTID_Y: case PTX_SR_NTID_Z:
+            v = g->block[sr - PTX_SR_NTID_X]; break;
+        case PTX_SR_CTAID_X: case PTX_SR_CTAID_Y: case PTX_SR_CTAID_Z:
+            v = b->ctaid[sr - PTX_SR_CTAID_X]; break;
+        case PTX_SR_NCTAID_X: case PTX_SR_NCTAID_Y: case PTX_SR_NCTAID_Z:
+            v = g->grid[sr - PTX_SR_NCTAID_X]; break;
+        case PTX_SR_CLUSTERID_X: case PTX_SR_CLUSTERID_Y: case PTX_SR_CLUSTERID_Z:
+            v = b->ctaid[sr - PTX_SR_CLUSTERID_X]; break;
+        case PTX_SR_NCLUSTERID_X: case PTX_SR_NCLUSTERID_Y: case PTX_SR_NCLUSTERID_Z:
+            v = g->grid[sr - PTX_SR_NCLUSTERID_X]; break;
+        case PTX_SR_CLUSTER_NCTAID_X: case PTX_SR_CLUSTER_NCTAID_Y: case PTX_SR_CLUSTER_NCTAID_Z:
+        case PTX_SR_CLUSTER_NCTARANK:
+            v = 1; break;
+        case PTX_SR_WARPID: v = (uint64_t)warp; break;
+        case PTX_SR_NWARPID: v = 64; break;
+        case PTX_SR_SMID: v = lin % (uint64_t)nsm; break;
+        case PTX_SR_NSMID: v = (uint64_t)nsm; break;
+        case PTX_SR_GRIDID: v = 1; break;
+        /* Functional mode has no clock: the block's warp-instruction count stands in for it
+         * (monotonic and deterministic); the timing model supplies real cycles. */
+        case PTX_SR_CLOCK: case PTX_SR_CLOCK64: case PTX_SR_GLOBALTIMER:
+        case PTX_SR_GLOBALTIMER_LO:
+            v = b->cnt.warp_insts; break;
+        case PTX_SR_CLOCK_HI: case PTX_SR_GLOBALTIMER_HI: v = b->cnt.warp_insts >> 32; break;
+        case PTX_SR_DYNAMIC_SMEM_SIZE: v = g->dyn_smem; break;
+        case PTX_SR_TOTAL_SMEM_SIZE: v = p->smem_bytes; break;
+        case PTX_SR_AGGR_SMEM_SIZE: v = p->smem_bytes + 1024u; break;
+        default: v = 0; break;
+        }
+        for (int l = 0; l < 32; l++)
+            Dv[l] = v;
+    }
+    (void)m;
+}
