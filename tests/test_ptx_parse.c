@@ -789,6 +789,64 @@ static void test_speed(void **state)
         fail_msg("parsing %u instructions took %.3f s CPU (limit %.1f s)", got, sec, limit);
 }
 
+/* ---- the opcode table ---- */
+static void test_isa_table(void **state)
+{
+    (void)state;
+    for (int op = 0; op < PTX_OP_COUNT; op++) {
+        const char *nm = isa_name(op);
+        assert_true(nm[0] != '\0' && strcmp(nm, "?") != 0);
+        for (int o2 = 0; o2 < op; o2++)
+            if (strcmp(nm, isa_name(o2)) == 0)
+                fail_msg("opcode name '%s' appears twice (%d and %d)", nm, o2, op);
+        unsigned nd, smin, smax;
+        isa_shape(op, &nd, &smin, &smax);
+        if (smin > smax || nd > 1)
+            fail_msg("%s: bad shape %u, %u..%u", nm, nd, smin, smax);
+        ptx_insn in;
+        memset(&in, 0, sizeof in);
+        in.op = (uint16_t)op;
+        for (int t = PTX_T_PRED; t < PTX_T_COUNT; t++) {
+            in.type[0] = (uint8_t)t;
+            ptx_unit u = isa_unit(&in);
+            if (u == PTX_UNIT_ARITH || u >= PTX_UNIT_COUNT)
+                fail_msg("%s.%s: unit %s not resolved", nm, ptx_type_name((ptx_type)t),
+                         isa_unit_name(u));
+            assert_true(isa_latclass(&in) < PTX_LAT_COUNT);
+        }
+    }
+    assert_string_equal(isa_name(-1), "?");
+    assert_string_equal(isa_name(PTX_OP_COUNT), "?");
+    /* type-dependent units: integer ALU, IMAD on the FMA pipe, FP32, FP64 */
+    ptx_insn in;
+    memset(&in, 0, sizeof in);
+    in.op = PTX_OP_ADD;
+    in.type[0] = PTX_T_S32;
+    assert_int_equal(isa_unit(&in), PTX_UNIT_ALU);
+    in.type[0] = PTX_T_F32;
+    assert_int_equal(isa_unit(&in), PTX_UNIT_FMA);
+    in.type[0] = PTX_T_F64;
+    assert_int_equal(isa_unit(&in), PTX_UNIT_FP64);
+    assert_int_equal(isa_latclass(&in), PTX_LAT_FP64);
+    in.op = PTX_OP_MAD;
+    in.type[0] = PTX_T_U32;
+    assert_int_equal(isa_unit(&in), PTX_UNIT_FMA);
+    in.op = PTX_OP_LD;
+    in.space = PTX_SPACE_GLOBAL;
+    assert_int_equal(isa_unit(&in), PTX_UNIT_LSU);
+    assert_int_equal(isa_latclass(&in), PTX_LAT_MEM);
+    in.space = PTX_SPACE_SHARED;
+    assert_int_equal(isa_unit(&in), PTX_UNIT_SHMEM);
+    in.op = PTX_OP_SHFL;
+    assert_int_equal(isa_unit(&in), PTX_UNIT_SHFL);
+    assert_string_equal(ptx_type_name(PTX_T_BF16X2), "bf16x2");
+    assert_int_equal(ptx_type_size(PTX_T_F64), 8);
+    assert_int_equal(ptx_type_size(PTX_T_PRED), 1);
+    assert_string_equal(ptx_sreg_name(PTX_SR_CTAID_Z), "%ctaid.z");
+    assert_string_equal(ptx_sreg_name((ptx_sreg)(PTX_SR_ENVREG0 + 31)), "%envreg31");
+    assert_string_equal(ptx_space_name(PTX_SPACE_SHARED), "shared");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -805,6 +863,7 @@ int main(void)
         cmocka_unit_test(test_module_errors),
         cmocka_unit_test(test_hostile_inputs),
         cmocka_unit_test(test_speed),
+        cmocka_unit_test(test_isa_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
