@@ -1,0 +1,429 @@
+/* exec: hand-written PTX for what nvcc does not emit on purpose or where exact instruction forms
+ * matter: named barriers and bar.red, barrier misuse, divergent .func returns, the step API,
+ * unsupported opcodes at run time, instruction modifiers through the decoder, warp-wide forms,
+ * local memory and atomics. */
+#include "test_exec_util.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "exec.h"
+
+/* ----------------------------------------------------------------------------------------- */
+/* Hand-written PTX                                                                          */
+
+/* Warp specialisation: warps 0-1 produce into shared memory and bar.arrive on named barrier 1
+ * (128 threads), warps 2-3 bar.sync on it and consume; then bar.red.popc over the block. */
+static const char named_ptx[] = HDR
+    ".visible .entry ws(.param .u64 out)\n{\n"
+    ".reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<6>;\n"
+    ".shared .align 4 .b32 sh[64];\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "setp.ge.u32 %p1, %r1, 64;\n"
+    "@%p1 bra CONS;\n"
+    "mul.lo.u32 %r2, %r1, 3;\nshl.b32 %r3, %r1, 2;\nmov.u32 %r4, sh;\nadd.u32 %r5, %r4, %r3;\n"
+    "st.shared.u32 [%r5], %r2;\n"
+    "bar.arrive 1, 128;\n"
+    "bra.uni RED;\n"
+    "CONS:\n"
+    "bar.sync 1, 128;\n"
+    "sub.u32 %r6, %r1, 64;\nshl.b32 %r7, %r6, 2;\nmov.u32 %r4, sh;\nadd.u32 %r8, %r4, %r7;\n"
+    "ld.shared.u32 %r9, [%r8];\n"
+    "mul.wide.u32 %rd3, %r6, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r9;\n"
+    "RED:\n"
+    "and.b32 %r10, %r1, 3;\nsetp.eq.u32 %p2, %r10, 0;\n"
+    "bar.red.popc.u32 %r11, 0, %p2;\n"
+    "bar.red.and.pred %p3, 0, %p1;\n"
+    "selp.u32 %r10, 1000, 0, %p3;\nadd.u32 %r11, %r11, %r10;\n"
+    "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4+512], %r11;\n"
+    "ret;\n}\n";
+
+static void test_named_barriers(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, named_ptx, "ws");
+    unsigned out[256];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 128, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (unsigned i = 0; i < 64; i++)
+        if (out[i] != i * 3)
+            fail_msg("consumer %u read %u, want %u", i, out[i], i * 3);
+    for (unsigned i = 0; i < 128; i++)
+        if (out[128 + i] != 32) /* popc of tid%4==0 over 128 threads; .and of tid>=64: false */
+            fail_msg("bar.red result of thread %u = %u, want 32", i, out[128 + i]);
+    kt_close(&t);
+}
+
+static void test_named_barrier_deadlock(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, named_ptx, "ws");
+    uint64_t d = kt_buf(&t, NULL, 4 * 256);
+    kt_arg(&t, 0, d);
+    /* 96 threads: warp 2 waits for 128 threads on barrier 1, only 64 + 32 can ever arrive */
+    assert_int_equal(kt_run(&t, 1, 96, 0), WL_EDEADLOCK);
+    if (!strstr(t.err, "barrier 1") || !strstr(t.err, "warps 2 wait") ||
+        !strstr(t.err, "96 of 128 threads arrived") || !strstr(t.err, "t.ptx:"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+static const char mismatch_ptx[] = HDR
+    ".visible .entry mm()\n{\n.reg .pred %p<2>;\n.reg .b32 %r<3>;\n"
+    "mov.u32 %r1, %tid.x;\nsetp.ge.u32 %p1, %r1, 32;\n@%p1 bra B;\n"
+    "bar.sync 2, 64;\nret;\nB:\nbar.sync 2, 96;\nret;\n}\n";
+
+static void test_barrier_count_mismatch(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, mismatch_ptx, "mm");
+    assert_int_equal(kt_run(&t, 1, 96, 0), WL_EDEADLOCK);
+    if (!strstr(t.err, "barrier 2 used with thread counts 64 and 96"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+/* A .func with a divergent early return, called by half the lanes; a value comes back through
+ * the return parameter. */
+static const char call_ptx[] = HDR
+    ".func (.param .b32 rv) f(.param .b32 a)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<5>;\n"
+    "ld.param.b32 %r1, [a];\nsetp.lt.s32 %p1, %r1, 10;\n"
+    "@%p1 bra SMALL;\nmul.lo.s32 %r2, %r1, 100;\nst.param.b32 [rv], %r2;\nret;\n"
+    "SMALL:\nadd.s32 %r3, %r1, 7;\nst.param.b32 [rv], %r3;\nret;\n}\n"
+    ".visible .entry k(.param .u64 out)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<6>;\n"
+    ".reg .b64 %rd<5>;\n"
+    "mov.u32 %r1, %tid.x;\nmov.u32 %r5, 0;\n"
+    "and.b32 %r2, %r1, 1;\nsetp.eq.u32 %p1, %r2, 1;\n@%p1 bra SKIP;\n"
+    "{\n.param .b32 pa;\n.param .b32 pr;\nst.param.b32 [pa], %r1;\n"
+    "call.uni (pr), f, (pa);\nld.param.b32 %r5, [pr];\n}\n"
+    "SKIP:\n"
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r5;\n"
+    "ret;\n}\n";
+
+static void test_divergent_call_return(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, call_ptx, "k");
+    int out[64];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 64, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (int i = 0; i < 64; i++) {
+        int want = (i & 1) ? 0 : i < 10 ? i + 7 : i * 100;
+        if (out[i] != want)
+            fail_msg("out[%d] = %d, want %d", i, out[i], want);
+    }
+    kt_close(&t);
+}
+
+/* The step API on one warp: what each instruction reports. */
+static const char step_ptx[] = HDR
+    ".visible .entry s(.param .u64 p)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<4>;\n"
+    ".reg .b64 %rd<5>;\n"
+    "ld.param.u64 %rd1, [p];\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n"
+    "setp.lt.u32 %p1, %r1, 8;\n"
+    "@%p1 bra L;\n"
+    "ld.global.u32 %r2, [%rd3];\n"
+    "L:\n"
+    "exit;\n}\n";
+
+static void test_step_api(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, step_ptx, "s");
+    uint64_t d = kt_buf(&t, NULL, 4 * 32);
+    kt_arg(&t, 0, d);
+    exec_grid g;
+    memset(&g, 0, sizeof g);
+    g.grid[0] = g.grid[1] = g.grid[2] = 1;
+    g.block[0] = 20; g.block[1] = g.block[2] = 1;
+    g.params = t.params;
+    g.params_size = t.k->param_size;
+    exec_prog *p;
+    assert_int_equal(exec_prog_create(t.m, t.k, &g, t.mem, &p, &t.d), WL_OK);
+    uint32_t c[3] = {0, 0, 0};
+    exec_block *b = exec_block_create(p, c, &t.d);
+    assert_non_null(b);
+    exec_step_info in;
+    int n = 0, saw_ld = 0, saw_div = 0, saw_exit = 0;
+    while (exec_warp_state_of(b, 0) == EXEC_WARP_READY && n < 50) {
+        assert_int_equal(exec_warp_step(b, 0, &in, &t.d), WL_OK);
+        n++;
+        if (in.exited && in.opcode == 0 && in.exec_mask == 0)
+            break;
+        if (in.opcode == PTX_OP_BRA) {
+            if (!in.is_branch || !in.divergent || in.active != 0xfffffu || in.exec_mask != 0xffu)
+                fail_msg("bra: branch %d divergent %d active 0x%x exec 0x%x", in.is_branch,
+                         in.divergent, in.active, in.exec_mask);
+            saw_div = 1;
+        }
+        if (in.opcode == PTX_OP_LD && in.mem_space == PTX_SPACE_GLOBAL) {
+            if (in.active != 0xfff00u || in.mem_size != 4 || !in.mem_load ||
+                in.addr[8] != d + 32 || in.addr[19] != d + 76 || in.unit != PTX_UNIT_LSU)
+                fail_msg("ld: active 0x%x size %u addr8 0x%llx unit %d", in.active, in.mem_size,
+                         (unsigned long long)in.addr[8], in.unit);
+            /* ld.global.u32 %r2, [%rd3]: writes %r2, reads %rd3 (IR register indices) */
+            if (in.ndst != 1 || in.nsrc != 1 ||
+                strcmp(t.k->regs[in.dst[0]].name, "%r") != 0 || t.k->regs[in.dst[0]].num != 2 ||
+                strcmp(t.k->regs[in.src[0]].name, "%rd") != 0 || t.k->regs[in.src[0]].num != 3)
+                fail_msg("ld regs: %d dst %d src", in.ndst, in.nsrc);
+            saw_ld = 1;
+        }
+        if (in.opcode == PTX_OP_EXIT) {
+            saw_exit |= in.exit_mask;
+            if (in.line == 0)
+                fail_msg("exit without a line");
+        }
+    }
+    if (!saw_ld || !saw_div || saw_exit != 0xfffff)
+        fail_msg("ld %d divergent bra %d exits 0x%x after %d steps", saw_ld, saw_div, saw_exit, n);
+    assert_int_equal(exec_warp_state_of(b, 0), EXEC_WARP_DONE);
+    assert_int_equal(exec_block_done(b), 1);
+    const exec_counts *cn = exec_block_counts(b);
+    if (cn->branches != 1 || cn->divergent_branches != 1)
+        fail_msg("branches %llu divergent %llu", (unsigned long long)cn->branches,
+                 (unsigned long long)cn->divergent_branches);
+    exec_block_destroy(b);
+    exec_prog_destroy(p);
+    kt_close(&t);
+}
+
+static const char unsup_ptx[] = HDR
+    ".visible .entry u(.param .u64 p)\n{\n.reg .b32 %r<4>;\n.reg .pred %p<2>;\n"
+    "mov.u32 %r1, %tid.x;\nsetp.gt.u32 %p1, %r1, 100;\n"
+    "@%p1 fns.b32 %r2, %r1, 0, 1;\n"
+    "ret;\n}\n";
+
+static void test_unsupported_at_run_time(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, unsup_ptx, "u");
+    /* guard false for every lane: the instruction issues but does nothing, so the launch works */
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_close(&t);
+    kt_text(&t, unsup_ptx, "u");
+    assert_int_equal(kt_run(&t, 1, 128, 0), WL_EUNSUPPORTED);
+    if (!strstr(t.err, "t.ptx:10:") || !strstr(t.err, "fns"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+/* Instruction modifiers through the decoder: rounding, .ftz, .sat, cvt forms, f16, predicates. */
+static const char mods_ptx[] = HDR
+    ".visible .entry mods(.param .u64 out, .param .f32 one, .param .f32 tiny, .param .f32 sub,\n"
+    "                     .param .f64 dthird, .param .s32 neg)\n{\n"
+    ".reg .pred %p<4>;\n.reg .b16 %h<3>;\n.reg .b32 %r<40>;\n.reg .f32 %f<20>;\n"
+    ".reg .b64 %rd<6>;\n.reg .f64 %fd<4>;\n"
+    "ld.param.u64 %rd1, [out];\nld.param.f32 %f1, [one];\nld.param.f32 %f2, [tiny];\n"
+    "ld.param.f32 %f3, [sub];\nld.param.f64 %fd1, [dthird];\nld.param.s32 %r1, [neg];\n"
+    "add.rn.f32 %f4, %f1, %f2;\nst.global.f32 [%rd1+0], %f4;\n"      /* 1 + 2^-24: tie -> 1 */
+    "add.rp.f32 %f5, %f1, %f2;\nst.global.f32 [%rd1+4], %f5;\n"      /* next float up */
+    "add.ftz.f32 %f6, %f3, %f3;\nst.global.f32 [%rd1+8], %f6;\n"     /* subnormal in: 0 */
+    "add.f32 %f7, %f3, %f3;\nst.global.f32 [%rd1+12], %f7;\n"        /* kept: 2*sub */
+    "mul.sat.f32 %f8, %f1, 0f40400000;\nst.global.f32 [%rd1+16], %f8;\n" /* 3 -> 1.0 */
+    "sub.sat.f32 %f9, %f2, %f1;\nst.global.f32 [%rd1+20], %f9;\n"    /* negative -> 0 */
+    "cvt.rn.f32.f64 %f10, %fd1;\nst.global.f32 [%rd1+24], %f10;\n"
+    "cvt.rz.f32.f64 %f11, %fd1;\nst.global.f32 [%rd1+28], %f11;\n"
+    "cvt.rni.s32.f32 %r2, 0f40200000;\nst.global.u32 [%rd1+32], %r2;\n" /* 2.5 -> 2 */
+    "cvt.rmi.s32.f32 %r3, 0fC0200000;\nst.global.u32 [%rd1+36], %r3;\n" /* -2.5 -> -3 */
+    "cvt.rzi.u8.f32 %r4, 0f43960000;\nst.global.u32 [%rd1+40], %r4;\n"  /* 300 -> 255 */
+    "cvt.sat.u8.s32 %r5, %r1;\nst.global.u32 [%rd1+44], %r5;\n"        /* -5 -> 0 */
+    "cvt.s64.s32 %rd2, %r1;\nst.global.u64 [%rd1+48], %rd2;\n"         /* sign extension */
+    "cvt.rn.f16.f32 %h1, %f10;\ncvt.u32.u16 %r6, %h1;\nst.global.u32 [%rd1+56], %r6;\n"
+    "cvt.f32.f16 %f12, %h1;\nst.global.f32 [%rd1+60], %f12;\n"
+    "setp.ltu.f32 %p1, %f1, 0f7FC00000;\nselp.u32 %r7, 1, 0, %p1;\nst.global.u32 [%rd1+64], %r7;\n"
+    "setp.lt.f32 %p2, %f1, 0f7FC00000;\nselp.u32 %r8, 1, 0, %p2;\nst.global.u32 [%rd1+68], %r8;\n"
+    "setp.gt.s32.and %p3|%p2, %r1, -10, %p1;\nselp.u32 %r9, 1, 0, %p3;\nselp.u32 %r10, 2, 0, %p2;\n"
+    "add.u32 %r9, %r9, %r10;\nst.global.u32 [%rd1+72], %r9;\n"       /* p=1, q=0 -> 1 */
+    "shl.b32 %r11, %r1, 33;\nst.global.u32 [%rd1+76], %r11;\n"         /* >= width: 0 */
+    "shr.s32 %r12, %r1, 40;\nst.global.u32 [%rd1+80], %r12;\n"         /* sign fill */
+    "div.u32 %r13, 7, 0;\nst.global.u32 [%rd1+84], %r13;\n"
+    "rem.s32 %r14, %r1, 3;\nst.global.u32 [%rd1+88], %r14;\n"          /* -5 % 3 = -2 */
+    "mul.hi.s32 %r15, %r1, 1073741824;\nst.global.u32 [%rd1+92], %r15;\n" /* -5*2^30 >> 32 */
+    "mul.wide.s32 %rd3, %r1, 1000000;\nst.global.u64 [%rd1+96], %rd3;\n"
+    "add.cc.u32 %r16, -1, 2;\naddc.u32 %r17, 10, 20;\nst.global.u32 [%rd1+104], %r17;\n" /* 31 */
+    "min.s32 %r18, %r1, 3;\nst.global.u32 [%rd1+108], %r18;\n"
+    "max.u32 %r19, %r1, 3;\nst.global.u32 [%rd1+112], %r19;\n"
+    "abs.s32 %r20, %r1;\nst.global.u32 [%rd1+116], %r20;\n"
+    "neg.f32 %f13, %f1;\nst.global.f32 [%rd1+120], %f13;\n"
+    "div.rz.f64 %fd2, 0d3FF0000000000000, 0d4008000000000000;\nst.global.f64 [%rd1+128], %fd2;\n"
+    "fma.rn.f64 %fd3, %fd1, 0d4008000000000000, 0dBFF0000000000000;\nst.global.f64 [%rd1+136], %fd3;\n"
+    "testp.subnormal.f32 %p1, %f3;\nselp.u32 %r21, 1, 0, %p1;\nst.global.u32 [%rd1+144], %r21;\n"
+    "copysign.f32 %f14, %f13, %f1;\nst.global.f32 [%rd1+148], %f14;\n" /* |1| with sign of -1 */
+    "bfe.s32 %r22, 0xF000, 12, 4;\nst.global.u32 [%rd1+152], %r22;\n"
+    "prmt.b32 %r23, 0x33221100, 0x77665544, 0x1234;\nst.global.u32 [%rd1+156], %r23;\n"
+    "lop3.b32 %r24, 12, 10, 9, 0x96;\nst.global.u32 [%rd1+160], %r24;\n"
+    "add.sat.s32 %r25, 2147483647, 1;\nst.global.u32 [%rd1+164], %r25;\n"
+    "cvt.rn.bf16.f32 %h2, %f10;\ncvt.u32.u16 %r26, %h2;\nst.global.u32 [%rd1+168], %r26;\n"
+    "ex2.approx.ftz.f32 %f15, 0f41200000;\nst.global.f32 [%rd1+172], %f15;\n"
+    "rcp.rn.f32 %f16, 0f40400000;\nst.global.f32 [%rd1+176], %f16;\n"
+    "sqrt.rp.f32 %f17, 0f40000000;\nst.global.f32 [%rd1+180], %f17;\n"
+    "ret;\n}\n";
+
+static void test_modifiers(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, mods_ptx, "mods");
+    uint8_t out[184];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    kt_argf(&t, 1, 1.0f);
+    kt_argf(&t, 2, ldexpf(1, -24));
+    kt_argf(&t, 3, ldexpf(1, -130));
+    double third = 1.0 / 3.0;
+    uint64_t tb;
+    memcpy(&tb, &third, 8);
+    kt_arg(&t, 4, tb);
+    kt_arg(&t, 5, (uint32_t)-5);
+    RUN_OK(kt_run(&t, 1, 1, 0));
+    kt_get(&t, d, out, sizeof out);
+    struct { int off, size; uint64_t want; const char *what; } c[] = {
+        {0, 4, 0x3f800000, "add.rn tie"}, {4, 4, 0x3f800001, "add.rp"},
+        {8, 4, 0, "add.ftz subnormal"}, {12, 4, 0x00100000, "add subnormal kept"},
+        {16, 4, 0x3f800000, "mul.sat"}, {20, 4, 0, "sub.sat"},
+        {24, 4, 0x3eaaaaab, "cvt.rn.f32.f64"}, {28, 4, 0x3eaaaaaa, "cvt.rz.f32.f64"},
+        {32, 4, 2, "cvt.rni"}, {36, 4, 0xfffffffd, "cvt.rmi"}, {40, 4, 255, "cvt.rzi.u8 sat"},
+        {44, 4, 0, "cvt.sat.u8.s32"}, {48, 8, 0xfffffffffffffffbull, "cvt.s64.s32"},
+        {56, 4, 0x3555, "cvt.rn.f16"}, {60, 4, 0x3eaaa000, "cvt.f32.f16"},
+        {64, 4, 1, "setp.ltu NaN"}, {68, 4, 0, "setp.lt NaN"}, {72, 4, 1, "setp.and p|q"},
+        {76, 4, 0, "shl >= width"}, {80, 4, 0xffffffff, "shr.s >= width"},
+        {84, 4, 0xffffffff, "div.u32 by 0"}, {88, 4, 0xfffffffe, "rem.s32"},
+        {92, 4, 0xfffffffe, "mul.hi.s32"}, {96, 8, (uint64_t)-5000000ll, "mul.wide.s32"},
+        {104, 4, 31, "addc carry"}, {108, 4, 0xfffffffb, "min.s32"}, {112, 4, 0xfffffffb, "max.u32"},
+        {116, 4, 5, "abs.s32"}, {120, 4, 0xbf800000, "neg.f32"},
+        {128, 8, 0x3fd5555555555555ull, "div.rz.f64"}, {136, 8, 0xbc90000000000000ull, "fma.rn.f64: 3*(1/3) - 1 exactly"},
+        {144, 4, 1, "testp.subnormal"}, {148, 4, 0xbf800000, "copysign"},
+        {152, 4, 0xffffffff, "bfe.s32"}, {156, 4, 0x11223344, "prmt"}, {160, 4, 15, "lop3"},
+        {164, 4, 0x7fffffff, "add.sat.s32"}, {168, 4, 0x3eab, "cvt.rn.bf16"},
+        {172, 4, 0x44800000, "ex2"}, {176, 4, 0x3eaaaaab, "rcp.rn"}, {180, 4, 0x3fb504f4, "sqrt.rp"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        uint64_t v = 0;
+        memcpy(&v, out + c[i].off, (size_t)c[i].size);
+        if (v != c[i].want)
+            fail_msg("%s: 0x%llx, want 0x%llx", c[i].what, (unsigned long long)v,
+                     (unsigned long long)c[i].want);
+    }
+    kt_close(&t);
+}
+
+/* A grid of a million blocks runs in bounded memory (blocks are reused as they retire). */
+static const char warp2_ptx[] = HDR
+    ".visible .entry w2(.param .u64 out)\n{\n"
+    ".reg .pred %p<6>;\n.reg .b32 %r<30>;\n.reg .b64 %rd<4>;\n"
+    "ld.param.u64 %rd1, [out];\nmov.u32 %r1, %laneid;\n"
+    "mul.wide.u32 %rd2, %r1, 64;\nadd.s64 %rd3, %rd1, %rd2;\n"
+    "and.b32 %r2, %r1, 3;\nsetp.lt.u32 %p1, %r1, 40;\n"        /* true for all 32 lanes */
+    "vote.sync.uni.pred %p2, %p1, -1;\nselp.u32 %r3, 1, 0, %p2;\nst.global.u32 [%rd3], %r3;\n"
+    "match.all.sync.b32 %r4|%p3, %r2, -1;\nselp.u32 %r5, 1, 0, %p3;\n"
+    "st.global.u32 [%rd3+4], %r4;\nst.global.u32 [%rd3+8], %r5;\n"
+    "sub.s32 %r6, 100, %r1;\nredux.sync.min.s32 %r7, %r6, -1;\nst.global.u32 [%rd3+12], %r7;\n"
+    "or.b32 %r8, %r1, 0xF0;\nredux.sync.and.b32 %r9, %r8, -1;\nst.global.u32 [%rd3+16], %r9;\n"
+    "mov.u32 %r10, %lanemask_lt;\nst.global.u32 [%rd3+20], %r10;\n"
+    "mov.u32 %r11, 0x1807;\n"                                  /* segmask 0x18: width 8, clamp 7 */
+    "shfl.sync.idx.b32 %r12|%p4, %r1, 2, %r11, -1;\nst.global.u32 [%rd3+24], %r12;\n"
+    "shfl.sync.down.b32 %r13|%p5, %r1, 6, 0x1f, -1;\nselp.u32 %r14, 1, 0, %p5;\n"
+    "st.global.u32 [%rd3+28], %r13;\nst.global.u32 [%rd3+32], %r14;\n"
+    "setp.eq.u32 %p1, %r2, 1;\nmov.u32 %r15, 0;\n@!%p1 bra SKIP;\n"
+    "activemask.b32 %r15;\n"
+    "SKIP:\nst.global.u32 [%rd3+36], %r15;\n"
+    "ret;\n}\n";
+
+static void test_warp_forms(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, warp2_ptx, "w2");
+    uint32_t out[32 * 16];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (uint32_t l = 0; l < 32; l++) {
+        const uint32_t *o = out + l * 16;
+        uint32_t idx = (l & ~7u) | 2u;
+        uint32_t want[10] = {1, 0, 0, 100 - 31, 0xf0, (1u << l) - 1, idx, l + 6 <= 31 ? l + 6 : l,
+                             l + 6 <= 31, (l & 3) == 1 ? 0x22222222u : 0};
+        for (int k = 0; k < 10; k++)
+            if (o[k] != want[k])
+                fail_msg("lane %u result %d = 0x%x, want 0x%x", l, k, o[k], want[k]);
+    }
+    kt_close(&t);
+}
+
+static const char local_ptx[] = HDR
+    ".visible .entry la(.param .u64 out, .param .u32 k)\n{\n"
+    ".local .align 4 .b8 arr[16];\n"
+    ".reg .b32 %r<6>;\n.reg .b64 %rd<8>;\n.reg .f32 %f<3>;\n"
+    "ld.param.u64 %rd1, [out];\nld.param.u32 %r1, [k];\nmov.u32 %r2, %tid.x;\n"
+    "cvt.rn.f32.u32 %f1, %r2;\natom.global.add.f32 %f2, [%rd1], %f1;\n"
+    "red.global.add.u64 [%rd1+8], 5;\n"
+    "atom.global.exch.b32 %r3, [%rd1+16], %r2;\n"
+    "mov.u64 %rd2, arr;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n"
+    "st.local.u32 [%rd4], %r2;\nld.local.u32 %r4, [arr];\n"
+    "mul.wide.u32 %rd5, %r2, 4;\nadd.s64 %rd6, %rd1, %rd5;\nst.global.u32 [%rd6+32], %r4;\n"
+    "ret;\n}\n";
+
+static void test_local_and_atomics(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, local_ptx, "la");
+    uint8_t out[32 + 64 * 4];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d); kt_arg(&t, 1, 0);
+    RUN_OK(kt_run(&t, 1, 64, 0));
+    kt_get(&t, d, out, sizeof out);
+    float sum;
+    uint64_t red;
+    uint32_t exch, loc[64];
+    memcpy(&sum, out, 4);
+    memcpy(&red, out + 8, 8);
+    memcpy(&exch, out + 16, 4);
+    memcpy(loc, out + 32, sizeof loc);
+    if (sum != 2016.0f || red != 320 || exch != 63)
+        fail_msg("atom.add.f32 %g (want 2016), red.add.u64 %llu (want 320), exch %u (want 63)",
+                 sum, (unsigned long long)red, exch);
+    for (uint32_t i = 0; i < 64; i++)
+        if (loc[i] != i) /* each thread's own local array */
+            fail_msg("thread %u read %u from its local array", i, loc[i]);
+    kt_close(&t);
+    kt_text(&t, local_ptx, "la");
+    d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d); kt_arg(&t, 1, 4); /* arr[4]: one past the 16-byte frame */
+    assert_int_equal(kt_run(&t, 1, 64, 0), WL_EFAULT);
+    if (!strstr(t.err, "invalid __local__ write of size 4 bytes: offset 0x10 is out of bounds") ||
+        !strstr(t.err, "thread (0,0,0)") || !strstr(t.err, "t.ptx:20:"))
+        fail_msg("message: %s", t.err);
+    kt_close(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_named_barriers),
+        cmocka_unit_test(test_named_barrier_deadlock),
+        cmocka_unit_test(test_barrier_count_mismatch),
+        cmocka_unit_test(test_divergent_call_return),
+        cmocka_unit_test(test_step_api),
+        cmocka_unit_test(test_unsupported_at_run_time),
+        cmocka_unit_test(test_modifiers),
+        cmocka_unit_test(test_warp_forms),
+        cmocka_unit_test(test_local_and_atomics),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
