@@ -14,9 +14,10 @@
  * Simplified: the H200's real smid numbering (TPC pairs strided across GPCs) is not
  * reproduced; SM ids here are positions in GPC order.
  *
- * Time: a binary min-heap of scheduler wake-ups keyed by (cycle, scheduler id), so ties are
- * deterministic. A scheduler is evaluated only at cycles where one of its warps can change
- * state; idle cycles are never visited.
+ * Time: per SM, a binary min-heap of scheduler wake-ups keyed by (cycle, scheduler id), so
+ * ties are deterministic; SMs advance together in windows of TIMING_QUANTUM cycles. A scheduler
+ * is evaluated only at cycles where one of its warps can change state; idle cycles are never
+ * visited, and a window with no wake-up at all is skipped.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,51 +28,51 @@
 
 /* ---- event queue --------------------------------------------------------------------------- */
 
-static int evq_less(const tctx *c, size_t i, size_t j)
+static int evq_less(const evq_t *q, size_t i, size_t j)
 {
-    return c->heap[i].t < c->heap[j].t || (c->heap[i].t == c->heap[j].t && c->heap[i].id < c->heap[j].id);
+    return q->e[i].t < q->e[j].t || (q->e[i].t == q->e[j].t && q->e[i].id < q->e[j].id);
 }
 
-static void evq_swap(tctx *c, size_t i, size_t j)
+static void evq_swap(evq_t *q, size_t i, size_t j)
 {
-    tevent x = c->heap[i];
-    c->heap[i] = c->heap[j];
-    c->heap[j] = x;
+    tevent x = q->e[i];
+    q->e[i] = q->e[j];
+    q->e[j] = x;
 }
 
-static int evq_push(tctx *c, uint64_t t, uint32_t id)
+static int evq_push(evq_t *q, uint64_t t, uint32_t id)
 {
-    if (c->nheap == c->capheap) {
-        size_t nc = c->capheap ? c->capheap * 2 : 1024;
-        void *nh = realloc(c->heap, nc * sizeof *c->heap);
-        if (!nh)
+    if (q->n == q->cap) {
+        size_t nc = q->cap ? q->cap * 2 : 64;
+        void *ne = realloc(q->e, nc * sizeof *q->e);
+        if (!ne)
             return -1;
-        c->heap = nh;
-        c->capheap = nc;
+        q->e = ne;
+        q->cap = nc;
     }
-    size_t i = c->nheap++;
-    c->heap[i].t = t;
-    c->heap[i].id = id;
-    while (i > 0 && evq_less(c, i, (i - 1) / 2)) {
-        evq_swap(c, i, (i - 1) / 2);
+    size_t i = q->n++;
+    q->e[i].t = t;
+    q->e[i].id = id;
+    while (i > 0 && evq_less(q, i, (i - 1) / 2)) {
+        evq_swap(q, i, (i - 1) / 2);
         i = (i - 1) / 2;
     }
     return 0;
 }
 
-static void evq_pop(tctx *c)
+static void evq_pop(evq_t *q)
 {
-    c->heap[0] = c->heap[--c->nheap];
+    q->e[0] = q->e[--q->n];
     size_t i = 0;
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < c->nheap && evq_less(c, l, m))
+        if (l < q->n && evq_less(q, l, m))
             m = l;
-        if (r < c->nheap && evq_less(c, r, m))
+        if (r < q->n && evq_less(q, r, m))
             m = r;
         if (m == i)
             break;
-        evq_swap(c, i, m);
+        evq_swap(q, i, m);
         i = m;
     }
 }
@@ -81,7 +82,7 @@ void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t)
     if (t >= sp->next_eval)
         return;
     sp->next_eval = t;
-    if (evq_push(c, t, (uint32_t)sp->id) != 0)
+    if (evq_push(&sp->sm->q, t, (uint32_t)sp->id) != 0)
         sp->next_eval = T_INF; /* out of memory: reported as a deadlock, never a crash */
 }
 
@@ -166,6 +167,7 @@ wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t)
 {
     timing_result *r = c->res;
     tsm *sm = &c->sms[b->sm];
+    uint32_t b_sm = b->sm;
     if (r->blocks && b->id < r->nblocks)
         r->blocks[b->id] = (timing_block_rec){b->id, b->sm, b->start, t};
     if (c->tr)
@@ -187,11 +189,11 @@ wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t)
     c->blocks_done++;
     if (t > r->last_retire)
         r->last_retire = t;
+    /* After the first wave every SM is full until the grid runs out, so the SM with the most
+     * room is the one that just freed a block: it takes the next one. */
     if (c->next_block < c->nblocks) {
-        int s = most_room(c);
         uint64_t lat = c->a->lat_block_launch > 1 ? (uint64_t)c->a->lat_block_launch : 1;
-        if (s >= 0)
-            return dispatch(c, s, t + lat);
+        return dispatch(c, (int)b_sm, t + lat);
     }
     return WL_OK;
 }
@@ -259,7 +261,10 @@ static wl_status setup(tctx *c, const timing_config *cfg)
             return st;
     }
     c->mem = mem_create(a);
-    return c->mem ? WL_OK : oom(c);
+    if (!c->mem)
+        return oom(c);
+    mem_set_smem_pool(c->mem, c->smem_pool);
+    return WL_OK;
 }
 
 static wl_status occupancy(tctx *c, const timing_config *cfg)
@@ -285,6 +290,7 @@ static wl_status occupancy(tctx *c, const timing_config *cfg)
     r->warps_per_block = o.warps_per_block;
     r->theoretical_occupancy = o.occupancy;
     r->occupancy_limiter = occ_first_limiter(o.limiters);
+    c->smem_pool = o.smem_pool > 0 ? (uint32_t)o.smem_pool : 0;
     return WL_OK;
 }
 
@@ -327,6 +333,7 @@ static void teardown(tctx *c)
             }
             free(sm->slot_used);
             free(sm->blocks);
+            free(sm->q.e);
         }
     if (c->sp)
         for (int i = 0; i < c->nsm * c->nsub; i++) {
@@ -336,18 +343,18 @@ static void teardown(tctx *c)
         }
     free(c->sms);
     free(c->sp);
-    free(c->heap);
     mem_destroy(c->mem);
     exec_prog_destroy(c->prog);
 }
 
-static wl_status run_loop(tctx *c, const timing_config *cfg)
+/* Processes SM s's wake-ups before cycle `end`. */
+static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end)
 {
     wl_status st = WL_OK;
-    while (st == WL_OK && c->nheap) {
-        uint64_t t = c->heap[0].t;
-        tsmsp *sp = &c->sp[c->heap[0].id];
-        evq_pop(c);
+    while (st == WL_OK && sm->q.n && sm->q.e[0].t < end) {
+        uint64_t t = sm->q.e[0].t;
+        tsmsp *sp = &c->sp[sm->q.e[0].id];
+        evq_pop(&sm->q);
         if (sp->next_eval != t)
             continue; /* superseded by an earlier wake-up */
         if (cfg->max_cycles && t > cfg->max_cycles)
@@ -357,12 +364,36 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
                             (unsigned long long)c->blocks_done, (unsigned long long)c->nblocks);
         sp->next_eval = T_INF;
         st = sched_eval(c, sp, t);
+    }
+    return st;
+}
+
+/* SMs interact only through block dispatch (a freed SM takes the next block itself) and the
+ * memory model, so they are simulated one after the other over windows of
+ * TIMING_QUANTUM cycles: each SM's warps stay in the host caches for a whole window. Within an
+ * SM, wake-ups are processed in (cycle, scheduler) order; the order of SMs inside a window is
+ * fixed, so runs are deterministic. */
+static wl_status run_loop(tctx *c, const timing_config *cfg)
+{
+    wl_status st = WL_OK;
+    for (;;) {
+        uint64_t first = T_INF;
+        for (int s = 0; s < c->nsm; s++)
+            if (c->sms[s].q.n && c->sms[s].q.e[0].t < first)
+                first = c->sms[s].q.e[0].t;
+        if (first == T_INF)
+            break;
+        uint64_t end = first - first % TIMING_QUANTUM + TIMING_QUANTUM;
+        for (int s = 0; s < c->nsm && st == WL_OK; s++)
+            st = run_sm(c, cfg, &c->sms[s], end);
+        if (st != WL_OK)
+            return st;
         if (cfg->progress && c->res->warp_instructions >= c->progress_next) {
             c->progress_next = c->res->warp_instructions + (1u << 20);
-            cfg->progress(cfg->progress_ctx, t, c->blocks_done, c->nblocks);
+            cfg->progress(cfg->progress_ctx, end, c->blocks_done, c->nblocks);
         }
     }
-    if (st == WL_OK && c->blocks_done < c->nblocks)
+    if (c->blocks_done < c->nblocks)
         st = bar_deadlock(c, c->d);
     return st;
 }

@@ -277,7 +277,8 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     sp->sm->l1_free = start + (uint64_t)(nlines ? nlines : 1) * TIMING_L1_CYCLES_PER_LINE;
     mem_req q = {.cycle = start, .sm = (uint32_t)sp->sm->id, .space = in->mem_space,
                  .kind = in->mem_atomic ? MEM_ATOMIC : in->mem_store ? MEM_STORE : MEM_LOAD,
-                 .nsectors = ns, .sectors = sectors};
+                 .nsectors = ns, .sectors = sectors,
+                 .lanes = in->mem_atomic ? (uint32_t)__builtin_popcount(in->exec_mask) : 0};
     uint64_t done = mem_access(c->mem, &q);
     if (in->mem_space == PTX_SPACE_LOCAL) {
         r->local_requests++;

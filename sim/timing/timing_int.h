@@ -34,6 +34,11 @@
 /* A warp that yields without a sleep time (failed mbarrier.try_wait, nanosleep with a register
  * operand) sleeps this many cycles. Request: `sleep_default`. */
 #define TIMING_SLEEP_CYCLES 64u
+/* SMs are simulated one after the other in windows of this many cycles (gpu.c run_loop):
+ * 1 is strict global cycle order; larger windows keep one SM's warps in the host caches (2-3x
+ * faster) while the memory system sees requests of different SMs up to a window out of order
+ * (docs/performance.md measures the trade-off). */
+#define TIMING_QUANTUM 64u
 /* Two-level scheduler: warps in the active (inner) set of one scheduler. */
 #define TIMING_TWO_LEVEL_ACTIVE 4
 
@@ -113,6 +118,13 @@ typedef struct tblock {
     tbar bars[16];
 } tblock;
 
+typedef struct { uint64_t t; uint32_t id; } tevent;
+/* A min-heap of scheduler wake-ups keyed by (cycle, scheduler id). */
+typedef struct {
+    tevent *e;
+    size_t n, cap;
+} evq_t;
+
 typedef struct tsmsp {
     int id;                 /* global index sm * nsub + sub */
     struct tsm *sm;
@@ -141,10 +153,10 @@ typedef struct tsm {
     uint64_t l1_free;       /* L1 data stage */
     uint64_t active_since;
     tblock **blocks;        /* resident blocks (blocks_per_sm entries, NULL free) */
+    evq_t q;                /* wake-ups of this SM's schedulers */
 } tsm;
 
 typedef struct mem mem_t;
-typedef struct { uint64_t t; uint32_t id; } tevent;
 
 typedef struct tctx {
     const arch_t *a;
@@ -167,9 +179,7 @@ typedef struct tctx {
     uint32_t threads_per_block;
     uint64_t age_seq;
     uint32_t queue_depth;
-    /* event queue: (time, smsp) min-heap */
-    tevent *heap;
-    size_t nheap, capheap;
+    uint32_t smem_pool;     /* shared memory per SM of the launch's carveout (occupancy) */
     uint64_t progress_next;
 } tctx;
 
