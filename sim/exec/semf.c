@@ -202,6 +202,18 @@ float semf_fma32(float a, float b, float c, semf_rnd r)
     return round32(s, sgn(two_sum_err(p, c, s)), r);
 }
 
+uint64_t semf_fma_fmt(double a, double b, double c, semf_fmt fmt, semf_rnd r)
+{
+    double p = a * b; /* exact for f32/f16/bf16 operands */
+    double s = p + c;
+    if (!isfinite(s))
+        return semf_round(s, 0, fmt, r);
+    double e = two_sum_err(p, c, s);
+    if (s == 0 && e == 0)
+        return semf_round(zero_sum(p, c, r), 0, fmt, r);
+    return semf_round(s, sgn(e), fmt, r);
+}
+
 float semf_div32(float a, float b, semf_rnd r)
 {
     double q = (double)a / (double)b;

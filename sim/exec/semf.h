@@ -62,6 +62,9 @@ float semf_add32(float a, float b, semf_rnd r);
 float semf_mul32(float a, float b, semf_rnd r);
 float semf_fma32(float a, float b, float c, semf_rnd r);
 float semf_div32(float a, float b, semf_rnd r);
+/* a*b + c with one rounding to fmt, for operands whose product is exact in a double (f32, f16,
+ * bf16 values); returns the target's bits. */
+uint64_t semf_fma_fmt(double a, double b, double c, semf_fmt fmt, semf_rnd r);
 float semf_sqrt32(float a, semf_rnd r);
 /* Correctly rounded f64 arithmetic. */
 double semf_add64(double a, double b, semf_rnd r);

@@ -121,8 +121,8 @@ static int is_float(int k)
     return k == XK_F || k == XK_H || k == XK_BF || k == XK_H2 || k == XK_BF2;
 }
 
-/* Half-precision (f16/bf16, scalar or x2) binary/ternary ops computed in double and rounded once:
- * exact for add/sub/mul; fma may double-round in rare cases (documented). */
+/* Half-precision (f16/bf16, scalar or x2) ops computed in double and rounded once to the half
+ * format: exact for add/sub/mul (the double result is exact) and fma (semf_fma_fmt). */
 static uint64_t half_op(int op, uint64_t a, uint64_t b, uint64_t c, int k, semf_rnd r, int sat,
                         uint32_t flags)
 {
@@ -140,7 +140,12 @@ static uint64_t half_op(int op, uint64_t a, uint64_t b, uint64_t c, int k, semf_
         case PTX_OP_ADD: v = x + y; break;
         case PTX_OP_SUB: v = x - y; break;
         case PTX_OP_MUL: v = x * y; break;
-        case PTX_OP_FMA: case PTX_OP_MAD: v = fma(x, y, z); break;
+        case PTX_OP_FMA: case PTX_OP_MAD: {
+            /* single rounding, exact (the product of two halves is exact in a double) */
+            uint64_t hb = semf_fma_fmt(x, y, z, hfmt(sk), r);
+            v = semf_decode(hb, hfmt(sk));
+            break;
+        }
         case PTX_OP_MIN: v = semf_min(x, y, (flags & PTX_F_NAN) != 0); break;
         case PTX_OP_MAX: v = semf_max(x, y, (flags & PTX_F_NAN) != 0); break;
         default: v = NAN; break;
