@@ -75,7 +75,7 @@ static const char *read_blocks(const cJSON *root, viz_measured *mm)
     {
         double b = num(r, "block", -1), sm = num(r, "sm", -1), s = num(r, "start_ns", -1),
                e = num(r, "end_ns", -1);
-        if (b < 0 || sm < 0 || sm > 4095 || s < 0 || e < s || b > 4e9)
+        if (b < 0 || sm < 0 || sm > 4095 || s < 0 || e < s || b > 4e9 || e > 1e18)
             return from_warps ? "a warp record lacks block/sm/start_ns/end_ns or ends before it "
                                 "starts"
                               : "a block record lacks block/sm/start_ns/end_ns or ends before it "

@@ -12,7 +12,7 @@ wl_status viz_model_init(viz_model *m, uint32_t sm_count, uint32_t gpc_count, ui
 {
     memset(m, 0, sizeof *m);
     if (!sm_count || !gpc_count || !scheds || !slots || !clock_mhz || sm_count > 4096 ||
-        slots > 4096 || scheds > slots)
+        slots > 4096 || scheds > slots || (uint64_t)sm_count * slots > (1u << 20))
         return diag_set(d, WL_EUSAGE, NULL, 0, 0,
                         "bad GPU shape: %u SMs, %u GPCs, %u schedulers, %u warp slots, %u MHz",
                         sm_count, gpc_count, scheds, slots, clock_mhz);
@@ -50,6 +50,7 @@ void viz_model_free(viz_model *m)
     }
     free(m->row_iv);
     free(m->row_issue);
+    free(m->lod_index);
     free(m->lod_reason);
     free(m->lod_lanes);
     free(m->sm_reason);
@@ -310,23 +311,32 @@ static wl_status build_lod(viz_model *m, diag_t *d)
     }
     m->lod_levels = lv;
     m->lod_stride = off;
-    size_t rows = (size_t)m->sm_count * m->slots;
-    m->lod_reason = malloc(rows * off);
-    m->lod_lanes = malloc(rows * off);
+    /* storage only for rows that ever held a warp: memory follows the trace, not its header */
+    size_t rows = (size_t)m->sm_count * m->slots, used = 0;
+    m->lod_index = malloc(rows * sizeof *m->lod_index);
+    for (size_t row = 0; m->lod_index && row < rows; row++) {
+        int any = m->row_iv[row + 1] > m->row_iv[row] || m->row_issue[row + 1] > m->row_issue[row];
+        m->lod_index[row] = any ? (uint32_t)used++ : UINT32_MAX;
+    }
+    m->lod_reason = malloc(used * off + 1);
+    m->lod_lanes = malloc(used * off + 1);
     /* scratch: per bucket of the current level, cycles per reason (+ empty) and lanes sums */
     uint64_t *h = calloc((size_t)n0 * (VIZ_NREASON + 1), sizeof *h);
     uint64_t *ls = calloc((size_t)n0 * 2, sizeof *ls);
-    if (!m->lod_reason || !m->lod_lanes || !h || !ls) {
+    if (!m->lod_index || !m->lod_reason || !m->lod_lanes || !h || !ls) {
         free(h);
         free(ls);
         return diag_set(d, WL_EUSAGE, NULL, 0, 0,
                         "out of memory for the level-of-detail index "
-                        "(%zu rows x %u buckets)",
-                        rows, off);
+                        "(%zu warp slots x %u buckets)",
+                        used, off);
     }
     const int H = VIZ_NREASON + 1;
     for (size_t row = 0; row < rows; row++) {
-        uint8_t *R = m->lod_reason + row * off, *L = m->lod_lanes + row * off;
+        if (m->lod_index[row] == UINT32_MAX)
+            continue;
+        size_t at = (size_t)m->lod_index[row] * off;
+        uint8_t *R = m->lod_reason + at, *L = m->lod_lanes + at;
         memset(h, 0, (size_t)n0 * H * sizeof *h);
         memset(ls, 0, (size_t)n0 * 2 * sizeof *ls);
         for (size_t i = m->row_iv[row]; i < m->row_iv[row + 1]; i++) {
@@ -393,12 +403,13 @@ int viz_model_lod_level(const viz_model *m, double cycles_per_px)
 
 static uint8_t lod_get(const viz_model *m, const uint8_t *arr, uint32_t row, int level, uint64_t t)
 {
-    if (!arr || level < 0 || (uint32_t)level >= m->lod_levels || row >= m->sm_count * m->slots)
+    if (!arr || level < 0 || (uint32_t)level >= m->lod_levels || row >= m->sm_count * m->slots ||
+        m->lod_index[row] == UINT32_MAX)
         return VIZ_NONE;
     uint64_t b = t / (m->lod_bucket << level);
     if (b >= m->lod_n[level])
         return VIZ_NONE;
-    return arr[(size_t)row * m->lod_stride + m->lod_off[level] + b];
+    return arr[(size_t)m->lod_index[row] * m->lod_stride + m->lod_off[level] + b];
 }
 
 uint8_t viz_model_lod_reason(const viz_model *m, uint32_t row, int level, uint64_t t)

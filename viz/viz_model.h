@@ -92,8 +92,9 @@ typedef struct {
     uint32_t lod_levels;             /* levels in the pyramid */
     uint32_t lod_off[40], lod_n[40]; /* per level: offset inside a row's index, buckets */
     uint32_t lod_stride;             /* bytes per row */
-    uint8_t *lod_reason;             /* rows x lod_stride: dominant reason or VIZ_NONE */
-    uint8_t *lod_lanes;              /* rows x lod_stride: mean active lanes or VIZ_NONE */
+    uint32_t *lod_index;             /* per row: its place in lod_*, UINT32_MAX if unused */
+    uint8_t *lod_reason;             /* used rows x lod_stride: dominant reason or VIZ_NONE */
+    uint8_t *lod_lanes;              /* used rows x lod_stride: mean active lanes or VIZ_NONE */
     uint32_t lanes_max;              /* most blocks at once on one SM */
     uint32_t waves, tail_blocks;     /* waves; blocks in the last wave when partial, else 0 */
     uint64_t *sm_reason;             /* sm_count x VIZ_NREASON warp-cycles */
