@@ -301,7 +301,11 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
     xwarp *W = &b->w[warp];
     if (W->state != EXEC_WARP_READY)
         return WL_OK;
-    if (!xctl_settle(b, W)) {
+    const xsimt *top = &W->simt[W->sp - 1];
+    /* Fast check: the top entry has lanes and an instruction to run (otherwise pop entries,
+     * return from calls, or finish the warp). */
+    if (!(W->sp > 0 && top->mask != 0 && top->pc != top->rpc &&
+          top->pc < b->p->funcs[W->frames[W->fp - 1].func].n) && !xctl_settle(b, W)) {
         W->state = EXEC_WARP_DONE;
         if (out) {
             memset(out, 0, offsetof(exec_step_info, addr));

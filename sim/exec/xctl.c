@@ -129,6 +129,8 @@ void xctl_exit_lanes(exec_block *b, xwarp *W, uint32_t m)
         W->frames[i].returned &= ~m;
     W->live &= ~m;
     W->wsync &= ~m;
+    if (W->live == 0)
+        W->state = EXEC_WARP_DONE; /* at once, so a scheduler never picks it again */
     b->exited += (uint32_t)xpopc(m);
     /* Exited threads no longer count towards barriers without a thread count. */
     for (int id = 0; id < 16; id++)
