@@ -340,7 +340,7 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     default: break;
     }
     for (int i = 0; i < in->ndst; i++)
-        if (sb_set(&w->sb, (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func, ready, kind))
+        if (sb_set(&w->sb, (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func, ready, kind, t))
             return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
 
     const ptx_insn *ir = insn_of(c, in);
@@ -468,11 +468,14 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     int ndone = 0, nel = 0, o = 0;
     for (int i = 0; i < sp->nwarps; i++) {
         tw *w = sp->warps[i];
-        if (sp->ens[i] > t) {
-            sp->warps[o] = w;
-            sp->ens[o] = sp->ens[i];
-            sp->wres[o] = sp->wres[i];
-            w->idx = o++;
+        if (sp->ens[i] > t) { /* not looked at: do not touch the warp itself */
+            if (o != i) {
+                sp->warps[o] = w;
+                sp->ens[o] = sp->ens[i];
+                sp->wres[o] = sp->wres[i];
+                w->idx = o;
+            }
+            o++;
             continue;
         }
         shared_conds(c, sp, w);

@@ -64,9 +64,16 @@ enum { PIPE_ALU, PIPE_FMA, PIPE_FP64, PIPE_MMA, PIPE_COUNT };
 /* Scoreboard kinds: which stall reason a pending register write gives. */
 enum { SB_FIXED, SB_SHORT, SB_LONG };
 
+#define SB_INLINE 16
 typedef struct {
-    uint64_t *ready; /* cycle the register's value is available */
-    uint8_t *kind;   /* SB_* */
+    /* the most recent pending writes, inline (no pointer chasing on the hot path) */
+    uint32_t key[SB_INLINE];
+    uint64_t at[SB_INLINE];
+    uint8_t kd[SB_INLINE];
+    uint8_t n;
+    uint8_t overflow;   /* more pending writes than fit: the table below holds the rest */
+    uint64_t *ready;    /* overflow table: cycle the register's value is available */
+    uint8_t *kind;      /* SB_* */
     uint32_t cap;
 } sb_t;
 
@@ -185,8 +192,8 @@ typedef struct tctx {
 
 /* sb.c */
 void sb_free(sb_t *s);
-/* Sets register `key` ready at `ready` with kind; grows the table. 0 or WL_EUSAGE (no memory). */
-int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind);
+/* Sets register `key` ready at `ready` with kind, at cycle now. 0 or WL_EUSAGE (no memory). */
+int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now);
 /* Raises T[C_LONG/C_SHORT/C_WAIT] for every listed register still pending after `now`;
  * waw: the registers are destinations (only variable-latency producers count). */
 void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now, uint64_t *T);
