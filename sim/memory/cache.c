@@ -5,6 +5,8 @@
 #include <string.h>
 
 struct cache {
+    uint64_t *tags;         /* sets x ways: tag + 1, 0 = free (the scan touches only these) */
+    uint64_t *lru;          /* sets x ways: last-use stamps */
     cache_line *lines;      /* sets x ways */
     uint64_t sets;
     uint32_t ways;
@@ -22,6 +24,14 @@ uint64_t cache_hash(uint64_t x)
     return x;
 }
 
+uint32_t cache_nsectors(uint8_t mask)
+{
+    uint32_t n = 0;
+    for (; mask; mask &= (uint8_t)(mask - 1))
+        n++;
+    return n;
+}
+
 cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
 {
     if (lines == 0 || ways == 0)
@@ -31,15 +41,18 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     cache_t *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    /* a power-of-two set count (the largest <= lines / ways), the ways take up the rest */
+    /* a power-of-two set count (the largest <= lines / ways), the ways take up the rest
+     * (between ways and 2 x ways - 1) */
     c->sets = 1;
     while (c->sets * 2 <= lines / ways)
         c->sets *= 2;
     c->ways = (uint32_t)(lines / c->sets);
     c->hashed = hashed;
     c->lines = calloc((size_t)(c->sets * c->ways), sizeof *c->lines);
-    if (!c->lines) {
-        free(c);
+    c->tags = calloc((size_t)(c->sets * c->ways), sizeof *c->tags);
+    c->lru = calloc((size_t)(c->sets * c->ways), sizeof *c->lru);
+    if (!c->lines || !c->tags || !c->lru) {
+        cache_destroy(c);
         return NULL;
     }
     return c;
@@ -50,6 +63,8 @@ void cache_destroy(cache_t *c)
     if (!c)
         return;
     free(c->lines);
+    free(c->tags);
+    free(c->lru);
     free(c);
 }
 
@@ -58,39 +73,42 @@ uint64_t cache_capacity_lines(const cache_t *c)
     return c->sets * c->ways;
 }
 
-static cache_line *set_of(cache_t *c, uint64_t tag)
+static uint64_t set_of(const cache_t *c, uint64_t tag)
 {
     /* hashed: the low bits XOR a hash of the high bits, a permutation of every aligned block
      * of `sets` lines (contiguous data spread evenly, strides do not pile up in one set) */
-    uint64_t s = (tag ^ (c->hashed ? cache_hash(tag / c->sets) : 0)) & (c->sets - 1);
-    return c->lines + s * c->ways;
+    return ((tag ^ (c->hashed ? cache_hash(tag / c->sets) : 0)) & (c->sets - 1)) * c->ways;
 }
 
 cache_line *cache_find(cache_t *c, uint64_t tag)
 {
-    cache_line *set = set_of(c, tag);
+    uint64_t base = set_of(c, tag), *t = c->tags + base;
     for (uint32_t w = 0; w < c->ways; w++)
-        if (set[w].valid && set[w].tag == tag) {
-            set[w].lru = ++c->stamp;
-            return &set[w];
+        if (t[w] == tag + 1) {
+            c->lru[base + w] = ++c->stamp;
+            return &c->lines[base + w];
         }
     return NULL;
 }
 
-cache_line *cache_alloc(cache_t *c, uint64_t tag, cache_line *victim)
+cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty)
 {
-    cache_line *set = set_of(c, tag), *v = &set[0];
+    uint64_t base = set_of(c, tag), *t = c->tags + base, *lru = c->lru + base;
+    uint32_t v = 0;
     for (uint32_t w = 0; w < c->ways; w++) {
-        if (!set[w].valid) {
-            v = &set[w];
+        if (!t[w]) {
+            v = w;
             break;
         }
-        if (set[w].lru < v->lru)
-            v = &set[w];
+        if (lru[w] < lru[v])
+            v = w;
     }
-    *victim = *v;
-    memset(v, 0, sizeof *v);
-    v->tag = tag;
-    v->lru = ++c->stamp;
-    return v;
+    cache_line *L = &c->lines[base + v];
+    *vtag = L->tag;
+    *vdirty = t[v] ? L->dirty : 0;
+    memset(L, 0, sizeof *L);
+    t[v] = tag + 1;
+    L->tag = tag;
+    lru[v] = ++c->stamp;
+    return L;
 }

@@ -19,11 +19,11 @@
 
 typedef struct {
     uint64_t tag;                       /* line number (address / line bytes) */
-    uint64_t lru;                       /* last-use stamp */
     uint64_t busy;                      /* L2: the atomic unit works on this line until then */
+    uint64_t near[2];                   /* L2: stamp of the last near touch per partition */
     uint64_t ready[CACHE_MAX_SECTORS];  /* cycle each sector's fill completes */
-    uint8_t valid, dirty;               /* one bit per sector; valid == 0: the way is free */
-    /* 64 bytes per line with 4 sectors: the H200's L2 tags take about 60 MB in all */
+    uint8_t valid, dirty;               /* one bit per sector */
+    /* 80 bytes per line with 4 sectors (tags and LRU stamps are kept apart for the scan) */
 } cache_line;
 
 typedef struct cache cache_t;
@@ -37,12 +37,17 @@ void cache_destroy(cache_t *c);
 /* Lines the cache holds (sets x ways). */
 uint64_t cache_capacity_lines(const cache_t *c);
 
-/* The line holding `tag`, or NULL; a found line becomes most recently used. */
+/* The line holding `tag` (its sectors may all be invalid), or NULL; a found line becomes
+ * most recently used. */
 cache_line *cache_find(cache_t *c, uint64_t tag);
 /* Allocates a way for `tag` (which must not be present), evicting the set's LRU line; the
- * evicted line is copied to *victim (victim->valid == 0 when the way was free). The returned
- * line has no valid sectors. */
-cache_line *cache_alloc(cache_t *c, uint64_t tag, cache_line *victim);
+ * evicted line's tag and dirty mask go to *vtag and *vdirty (*vdirty = 0 when the way was free
+ * or clean). The returned line has no valid sectors but stays allocated (cache_find finds it)
+ * until evicted. */
+cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty);
+
+/* Number of sectors (set bits) in a sector mask. */
+uint32_t cache_nsectors(uint8_t mask);
 
 /* 64-bit mixer (splitmix64 finaliser) used for set, slice, channel and partition hashing. */
 uint64_t cache_hash(uint64_t x);

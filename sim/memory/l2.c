@@ -5,12 +5,13 @@
 
 #include "cache.h"
 
-#define L2_MAX_PARTITIONS 8
+#define L2_NEAR_MAX 2 /* partitions with their own near stamps; more share them */
 
 struct l2 {
     l2_config cfg;
     cache_t *home;
-    cache_t *near[L2_MAX_PARTITIONS]; /* NULL with one partition */
+    uint64_t touch[L2_NEAR_MAX];  /* near touches so far, per partition */
+    uint64_t near_lines;          /* near capacity per partition, lines */
     dram_t *slices;         /* the slices are bandwidth servers like DRAM channels */
     dram_t *dram;           /* borrowed */
     l2_stats st;
@@ -23,7 +24,7 @@ static uint64_t max64(uint64_t a, uint64_t b)
 
 l2_t *l2_create(const l2_config *cfg, dram_t *dram)
 {
-    if (cfg->partitions == 0 || cfg->partitions > L2_MAX_PARTITIONS || cfg->line_bytes == 0 ||
+    if (cfg->partitions == 0 || cfg->line_bytes == 0 ||
         cfg->sector_bytes == 0 || cfg->line_bytes / cfg->sector_bytes > CACHE_MAX_SECTORS)
         return NULL;
     l2_t *l = calloc(1, sizeof *l);
@@ -33,10 +34,8 @@ l2_t *l2_create(const l2_config *cfg, dram_t *dram)
     l->dram = dram;
     uint64_t lines = cfg->bytes / cfg->line_bytes;
     l->home = cache_create(lines, cfg->ways, 1);
-    int ok = l->home != NULL;
-    for (uint32_t p = 0; ok && cfg->partitions > 1 && p < cfg->partitions; p++)
-        ok = (l->near[p] = cache_create(lines / cfg->partitions, cfg->ways, 1)) != NULL;
-    l->slices = ok ? dram_create(cfg->slices, cfg->bytes_per_cycle) : NULL;
+    l->near_lines = lines / cfg->partitions;
+    l->slices = l->home ? dram_create(cfg->slices, cfg->bytes_per_cycle) : NULL;
     if (!l->slices) {
         l2_destroy(l);
         return NULL;
@@ -49,8 +48,6 @@ void l2_destroy(l2_t *l)
     if (!l)
         return;
     cache_destroy(l->home);
-    for (uint32_t p = 0; p < L2_MAX_PARTITIONS; p++)
-        cache_destroy(l->near[p]);
     dram_destroy(l->slices);
     free(l);
 }
@@ -60,13 +57,6 @@ const l2_stats *l2_get_stats(const l2_t *l)
     return &l->st;
 }
 
-static uint32_t popcount8(uint8_t v)
-{
-    uint32_t n = 0;
-    for (; v; v &= (uint8_t)(v - 1))
-        n++;
-    return n;
-}
 
 /* The line for `line` in c, allocated when absent; evicting a dirty line writes its dirty
  * sectors back to DRAM (only the home store holds dirty lines). */
@@ -75,94 +65,121 @@ static cache_line *get_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t)
     cache_line *L = cache_find(c, line);
     if (L)
         return L;
-    cache_line victim;
-    L = cache_alloc(c, line, &victim);
-    if (victim.valid && victim.dirty) {
-        uint32_t n = popcount8(victim.dirty);
+    uint64_t vtag;
+    uint8_t vdirty;
+    L = cache_alloc(c, line, &vtag, &vdirty);
+    if (vdirty) {
+        uint32_t n = cache_nsectors(vdirty);
         l->st.dram_writebacks += n;
-        dram_transfer(l->dram, victim.tag, t, n * l->cfg.sector_bytes);
+        dram_transfer(l->dram, vtag, t, n * l->cfg.sector_bytes);
     }
     return L;
 }
 
-static void fill(cache_line *L, uint32_t sidx, uint64_t ready)
+static void fill(cache_line *L, uint8_t mask, uint64_t ready)
 {
-    L->valid |= (uint8_t)(1u << sidx);
-    L->ready[sidx] = ready;
+    L->valid |= mask;
+    for (uint32_t i = 0; i < CACHE_MAX_SECTORS; i++)
+        if (mask >> i & 1)
+            L->ready[i] = ready;
+}
+
+/* Latest ready cycle of the sectors in mask. */
+static uint64_t ready_of(const cache_line *L, uint8_t mask)
+{
+    uint64_t r = 0;
+    for (uint32_t i = 0; i < CACHE_MAX_SECTORS; i++)
+        if (mask >> i & 1)
+            r = max64(r, L->ready[i]);
+    return r;
 }
 
 /* The cycle the request enters its slice's pipeline (after waiting for the slice). */
-static uint64_t slice(l2_t *l, uint64_t line, uint64_t t)
+static uint64_t slice(l2_t *l, uint64_t line, uint64_t t, uint32_t nsec)
 {
-    return t + dram_transfer(l->slices, line, t, l->cfg.sector_bytes);
+    return t + dram_transfer(l->slices, line, t, nsec * l->cfg.sector_bytes);
 }
 
-uint64_t l2_read(l2_t *l, uint64_t line, uint32_t sidx, uint32_t p, uint64_t t)
+/* Is the line held near partition p? Its near stamp must be among the partition's last
+ * near_lines touches (an LRU stack-distance test; touches count re-references, so it errs
+ * towards far). With one partition everything is near. */
+static int is_near(const l2_t *l, const cache_line *H, uint32_t p)
+{
+    if (l->cfg.partitions < 2)
+        return 1;
+    uint64_t s = H->near[p % L2_NEAR_MAX];
+    return s && l->touch[p % L2_NEAR_MAX] - s < l->near_lines;
+}
+
+static void touch_near(l2_t *l, cache_line *H, uint32_t p)
+{
+    if (l->cfg.partitions > 1)
+        H->near[p % L2_NEAR_MAX] = ++l->touch[p % L2_NEAR_MAX];
+}
+
+uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
 {
     const l2_config *k = &l->cfg;
-    uint8_t bit = (uint8_t)(1u << sidx);
-    cache_t *near = l->near[p % k->partitions];
-    l->st.sector_reads++;
-    uint64_t tt = slice(l, line, t);
-    cache_line *N = near ? cache_find(near, line) : NULL;
-    if (N && (N->valid & bit)) {
-        l->st.sector_read_hits++;
-        return max64(N->ready[sidx], tt + k->lat_near);
-    }
+    uint32_t n = cache_nsectors(mask);
+    l->st.sector_reads += n;
+    uint64_t tt = slice(l, line, t, n), done = t;
     cache_line *H = cache_find(l->home, line);
-    uint64_t done;
-    if (H && (H->valid & bit)) {
-        l->st.sector_read_hits++;
-        if (!near)
-            return max64(H->ready[sidx], tt + k->lat_near);
-        l->st.far_hits++;
-        done = max64(H->ready[sidx], tt + k->lat_far);
-    } else {
-        l->st.dram_reads++;
-        done = tt + dram_transfer(l->dram, line, tt, k->sector_bytes) + k->lat_dram;
-        fill(H ? H : get_line(l, l->home, line, t), sidx, done);
+    uint8_t hit = H ? (uint8_t)(H->valid & mask) : 0, miss = (uint8_t)(mask & ~hit);
+    if (hit) {
+        l->st.sector_read_hits += cache_nsectors(hit);
+        int nr = is_near(l, H, p);
+        if (!nr)
+            l->st.far_hits += cache_nsectors(hit);
+        done = max64(ready_of(H, hit), tt + (nr ? k->lat_near : k->lat_far));
     }
-    if (near)
-        fill(N ? N : get_line(l, near, line, t), sidx, done); /* copied near */
+    if (miss) {
+        uint32_t m = cache_nsectors(miss);
+        l->st.dram_reads += m;
+        uint64_t r = tt + dram_transfer(l->dram, line, tt, m * k->sector_bytes) + k->lat_dram;
+        if (!H)
+            H = get_line(l, l->home, line, t);
+        fill(H, miss, r);
+        done = max64(done, r);
+    }
+    touch_near(l, H, p); /* copied near */
     return done;
 }
 
-uint64_t l2_write(l2_t *l, uint64_t line, uint32_t sidx, uint32_t p, uint64_t t)
+uint64_t l2_write(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
 {
     const l2_config *k = &l->cfg;
-    l->st.sector_writes++;
-    uint64_t tt = slice(l, line, t);
+    uint32_t n = cache_nsectors(mask);
+    l->st.sector_writes += n;
+    uint64_t tt = slice(l, line, t, n);
     cache_line *H = get_line(l, l->home, line, t);
-    fill(H, sidx, tt);
-    H->dirty |= (uint8_t)(1u << sidx);
-    cache_t *near = l->near[p % k->partitions];
-    if (near) /* the writer's partition keeps a copy: its SMs read it near */
-        fill(get_line(l, near, line, t), sidx, tt);
+    fill(H, mask, tt);
+    H->dirty |= mask;
+    touch_near(l, H, p); /* the writer's partition keeps a copy: its SMs read it near */
     return tt + k->lat_near;
 }
 
-uint64_t l2_atomic(l2_t *l, uint64_t line, uint32_t sidx, uint32_t p, uint64_t t, uint32_t ops)
+uint64_t l2_atomic(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t, uint32_t ops)
 {
     const l2_config *k = &l->cfg;
-    uint8_t bit = (uint8_t)(1u << sidx);
     if (ops == 0)
-        ops = 1;
+        ops = cache_nsectors(mask);
     l->st.atomics += ops;
     (void)p;
-    uint64_t tt = slice(l, line, t);
+    uint64_t tt = slice(l, line, t, cache_nsectors(mask));
     cache_line *H = get_line(l, l->home, line, t);
-    /* the request travels to the L2 in half the round trip; the sector must be present */
+    /* the request travels to the L2 in half the round trip; the sectors must be present */
     uint64_t half = k->lat_atomic / 2;
     uint64_t arrive = tt + half;
-    if (!(H->valid & bit)) {
-        l->st.dram_reads++;
-        arrive += dram_transfer(l->dram, line, tt, k->sector_bytes) +
+    uint8_t miss = (uint8_t)(mask & ~H->valid);
+    if (miss) {
+        l->st.dram_reads += cache_nsectors(miss);
+        arrive += dram_transfer(l->dram, line, tt, cache_nsectors(miss) * k->sector_bytes) +
                   (k->lat_dram > k->lat_near ? k->lat_dram - k->lat_near : 0);
-        fill(H, sidx, arrive);
+        fill(H, miss, arrive);
     }
-    uint64_t begin = max64(arrive, max64(H->busy, H->ready[sidx]));
+    uint64_t begin = max64(arrive, max64(H->busy, ready_of(H, mask)));
     H->busy = begin + (uint64_t)ops * k->atomic_cycles;
-    H->dirty |= bit;
+    H->dirty |= mask;
     /* the first operation's result is back (lat_atomic - half) after it began; each queued
      * operation adds atomic_cycles */
     return H->busy - k->atomic_cycles + (k->lat_atomic - half);

@@ -8,19 +8,21 @@
  * about half the L2 are served near, larger ones far, until they exceed the L2 (DRAM).
  * The L2 is write-back and allocates on write; global atomics execute in the L2 and serialise
  * on one address.
- * Model (fitted to that measured behaviour, not a floor plan): the L2 is a `home` store of the
- * full capacity (every line written or fetched lives there; dirty lines are written back to
- * DRAM when evicted) plus, per partition, a `near` store of capacity / partitions holding the
- * lines recently read by that partition's SMs. A read hits near (lat_near), else hits home
- * (lat_far, then copied near), else fetches the sector from DRAM into both (lat_dram). With one
- * partition there is no near store and home hits cost lat_near. Writes go to home (dirty) and to
- * a near copy in the writer's partition; atomics go to home. Every sector access occupies one
- * slice (hash of the line) for sector_bytes / slice bandwidth cycles, so the L2 saturates at
- * its bandwidth. An atomic occupies its line's atomic unit for atomic_cycles per operation, so
- * contention on one address serialises.
- * Simplified: stale near copies in other partitions are not invalidated by writes (tags only:
- * values are the functional engine's business); the near stores double-count capacity; no L2
- * MSHR limit; partial-sector writes do not fetch the rest of the sector from DRAM.
+ * Model (fitted to that measured behaviour, not a floor plan): one sectored store of the full
+ * capacity holds every line (the point of coherence; dirty lines are written back to DRAM when
+ * evicted). Each line also remembers, per partition, when that partition's SMs last touched it
+ * (read or wrote: a copy is then held near them); a partition holds capacity / partitions lines
+ * near, so a line is near if it is among the partition's last (capacity / partitions) touches,
+ * an LRU stack-distance test in O(1). A read of a present sector costs lat_near when the line is
+ * near, else lat_far (and the line becomes near); a missing sector is fetched from DRAM
+ * (lat_dram). With one partition everything is near. Writes and atomics go to the line
+ * (dirty). Every sector access occupies one slice (hash of the line) for sector_bytes / slice
+ * bandwidth cycles, so the L2 saturates at its bandwidth. An atomic occupies its line's atomic
+ * unit for atomic_cycles per operation, so contention on one address serialises.
+ * Simplified: near copies do not take capacity from the store (the measured chase shows no loss
+ * of capacity for data shared by both halves); re-references count as touches, which errs
+ * towards far; near copies of more than 2 partitions share stamps; no L2 MSHR limit;
+ * partial-sector writes do not fetch the rest of the sector from DRAM.
  */
 #ifndef WL_MEMORY_L2_H
 #define WL_MEMORY_L2_H
@@ -50,13 +52,14 @@ typedef struct l2 l2_t;
 /* dram is borrowed (the caller owns it). NULL when out of memory or the config is unusable. */
 l2_t *l2_create(const l2_config *cfg, dram_t *dram);
 void l2_destroy(l2_t *l);
-/* Completion cycle (data back at the SM) of a read of sector sidx of `line`, requested by an SM
- * of partition p at cycle t. */
-uint64_t l2_read(l2_t *l, uint64_t line, uint32_t sidx, uint32_t p, uint64_t t);
-/* Acknowledgement cycle of a write of sector sidx. */
-uint64_t l2_write(l2_t *l, uint64_t line, uint32_t sidx, uint32_t p, uint64_t t);
-/* Completion cycle of `ops` atomic operations on sector sidx (returning atomics). */
-uint64_t l2_atomic(l2_t *l, uint64_t line, uint32_t sidx, uint32_t p, uint64_t t, uint32_t ops);
+/* Completion cycle (data back at the SM) of a read of the sectors in `mask` (bit i = sector i)
+ * of `line`, requested by an SM of partition p at cycle t. */
+uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t);
+/* Acknowledgement cycle of a write of the sectors in mask. */
+uint64_t l2_write(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t);
+/* Completion cycle of `ops` atomic operations (0: one per sector) on the sectors in mask of one
+ * line (returning atomics): the line's atomic unit serialises them. */
+uint64_t l2_atomic(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t, uint32_t ops);
 const l2_stats *l2_get_stats(const l2_t *l);
 
 #endif

@@ -46,6 +46,7 @@ static uint64_t max64(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
+
 memsys_t *memsys_create(const arch_t *a)
 {
     if (a->sm_count <= 0 || a->line_bytes <= 0 || a->sector_bytes <= 0 ||
@@ -117,55 +118,76 @@ static cache_t *l1_of(memsys_t *m, uint32_t sm)
     return m->l1[sm];
 }
 
+/* One line of a request: the sectors in mask. */
+static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind kind,
+                            uint64_t line, uint8_t mask, uint64_t t, uint32_t ops)
+{
+    const arch_t *a = m->a;
+    cache_line *L = l1 ? cache_find(l1, line) : NULL;
+    uint64_t vtag; /* the L1 is write-through: an evicted line needs no write-back */
+    uint8_t vdirty;
+    uint64_t done = t;
+    switch (kind) {
+    case MEMSYS_LOAD: {
+        uint8_t hit = L ? (uint8_t)(L->valid & mask) : 0, miss = (uint8_t)(mask & ~hit);
+        m->st.l1_load_sectors += cache_nsectors(mask);
+        m->st.l1_load_hits += cache_nsectors(hit);
+        for (uint32_t i = 0; hit >> i; i++) /* a pending fill: wait for it (MSHR merge) */
+            if (hit >> i & 1)
+                done = max64(done, max64(L->ready[i], t + (uint64_t)a->lat_l1_hit));
+        if (miss) {
+            uint64_t r = l2_read(m->l2, line, miss, part, t);
+            if (l1 && !L)
+                L = cache_alloc(l1, line, &vtag, &vdirty);
+            if (L)
+                for (uint32_t i = 0; miss >> i; i++)
+                    if (miss >> i & 1)
+                        L->ready[i] = r;
+            if (L)
+                L->valid |= miss;
+            done = max64(done, r);
+        }
+        break;
+    }
+    case MEMSYS_STORE:
+        if (l1) { /* allocate/update: a later load by this SM hits */
+            if (!L)
+                L = cache_alloc(l1, line, &vtag, &vdirty);
+            L->valid |= mask;
+            for (uint32_t i = 0; mask >> i; i++)
+                if (mask >> i & 1)
+                    L->ready[i] = t + (uint64_t)a->lat_l1_hit;
+        }
+        done = l2_write(m->l2, line, mask, part, t);
+        break;
+    case MEMSYS_ATOMIC:
+        if (L)
+            L->valid &= (uint8_t)~mask; /* the L2 holds the new value */
+        done = l2_atomic(m->l2, line, mask, part, t, ops);
+        break;
+    }
+    return done;
+}
+
 uint64_t memsys_access(memsys_t *m, uint32_t sm, memsys_kind kind, int local, uint64_t t,
                        const uint64_t *sectors, uint32_t n, uint32_t ops)
 {
-    const arch_t *a = m->a;
     sm %= m->nsm;
     uint32_t part = (uint32_t)((uint64_t)sm * m->partitions / m->nsm);
     cache_t *l1 = l1_of(m, sm);
     uint64_t done = t;
-    uint32_t per = kind == MEMSYS_ATOMIC && ops > n ? (ops + n - 1) / n : 1;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t line = sectors[i] / m->spl | (local ? MEMSYS_LOCAL_TAG : 0);
-        uint32_t sidx = (uint32_t)(sectors[i] % m->spl);
-        uint8_t bit = (uint8_t)(1u << sidx);
-        cache_line *L = l1 ? cache_find(l1, line) : NULL;
-        cache_line victim;
-        switch (kind) {
-        case MEMSYS_LOAD:
-            m->st.l1_load_sectors++;
-            if (L && (L->valid & bit)) {
-                m->st.l1_load_hits++; /* a pending fill: wait for it (MSHR merge) */
-                done = max64(done, max64(L->ready[sidx], t + (uint64_t)a->lat_l1_hit));
-                break;
-            }
-            {
-                uint64_t r = l2_read(m->l2, line, sidx, part, t);
-                if (l1) {
-                    if (!L)
-                        L = cache_alloc(l1, line, &victim); /* L1 is write-through: no write-back */
-                    L->valid |= bit;
-                    L->ready[sidx] = r;
-                }
-                done = max64(done, r);
-            }
-            break;
-        case MEMSYS_STORE:
-            if (l1) { /* allocate/update: a later load by this SM hits */
-                if (!L)
-                    L = cache_alloc(l1, line, &victim);
-                L->valid |= bit;
-                L->ready[sidx] = t + (uint64_t)a->lat_l1_hit;
-            }
-            done = max64(done, l2_write(m->l2, line, sidx, part, t));
-            break;
-        case MEMSYS_ATOMIC:
-            if (L)
-                L->valid &= (uint8_t)~bit; /* the L2 holds the new value */
-            done = max64(done, l2_atomic(m->l2, line, sidx, part, t, per));
-            break;
-        }
+    /* sectors come in lane order: consecutive sectors of one line are handled together */
+    for (uint32_t i = 0; i < n;) {
+        uint64_t line = sectors[i] / m->spl;
+        uint8_t mask = 0;
+        uint32_t j = i;
+        for (; j < n && sectors[j] / m->spl == line; j++)
+            mask |= (uint8_t)(1u << (sectors[j] % m->spl));
+        /* an atomic's lanes spread over its sectors in proportion */
+        uint32_t lops = kind == MEMSYS_ATOMIC && ops ? (ops * (j - i) + n - 1) / n : 0;
+        done = max64(done, access_line(m, l1, part, kind, line | (local ? MEMSYS_LOCAL_TAG : 0),
+                                       mask, t, lops));
+        i = j;
     }
     return done;
 }
