@@ -3,7 +3,7 @@
  *
  * H200 numbers used below: lat_alu 5, lat_fma 4, lat_sfu 17, lat_smem 23, smem_conflict 2,
  * lat_barrier 13 + 2 per warp, issue intervals alu 2, fma 1, sfu 8, lsu 4, lsu_queue_depth 5,
- * lat_dram 660, lat_l2_near 282 (store acknowledgement).
+ * lat_dram 664, lat_l2_near 281 (store acknowledgement).
  * Common facts: the first wave starts at cycle 0; a warp's next instruction can issue the cycle
  * after the previous one; `ret` of the last lanes issues, the warp retires the next cycle
  * (no outstanding stores), so cycles = issue cycle of ret + 1.
@@ -271,9 +271,9 @@ static void test_barrier_slow_warp(void **state)
 
 /* ---- a global load and store: long scoreboard and drain --------------------------------------
  *  0 ld.param (constant bank: ALU, at 5)   1 pipe busy, 2 mov %r1,%tid.x (at 7)
- *  7 mul.wide (IMAD 4, at 11)   11 add.s64 (at 16)   16 ld.global: 4 sectors, DRAM 660 -> 676
- *  676 st.global (long_scoreboard 17..675), acknowledged at 676 + 282 = 958
- *  677 ret; the warp drains 678..957 and retires at 958. */
+ *  7 mul.wide (IMAD 4, at 11)   11 add.s64 (at 16)   16 ld.global: 4 sectors, DRAM 664 -> 680
+ *  680 st.global (long_scoreboard 17..679), acknowledged at 680 + 281 = 961
+ *  681 ret; the warp drains 682..960 and retires at 961. */
 static const char ldst_global[] = HDR
     ".visible .entry k(.param .u64 p)\n{\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n"
     " ld.param.u64 %rd1, [p];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n"
@@ -287,9 +287,9 @@ static void test_global_load_store(void **state)
     tt_open(&t, ldst_global, "k");
     tt_buffer(&t, 4096);
     tt_run_ok(&t);
-    expect_u64("cycles", t.r.cycles, 958);
-    expect_u64("long_scoreboard", t.r.stalls[STALL_LONG_SCOREBOARD], 659);
-    expect_u64("drain", t.r.stalls[STALL_DRAIN], 280);
+    expect_u64("cycles", t.r.cycles, 961);
+    expect_u64("long_scoreboard", t.r.stalls[STALL_LONG_SCOREBOARD], 663);
+    expect_u64("drain", t.r.stalls[STALL_DRAIN], 279);
     expect_u64("load sectors", t.r.global_load_sectors, 4);
     expect_u64("store sectors", t.r.global_store_sectors, 4);
     expect_u64("dram bytes", t.r.dram_bytes, 128); /* load from DRAM; the store stays in L2 */
