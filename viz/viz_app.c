@@ -210,8 +210,8 @@ static void setup_state(viz_state *s, const viz_model *m, const viz_opts *o)
     if (s->view == VIZ_VIEW_SOURCE && o->cursor >= 0) {
         /* scroll so the cursor's line is in view */
         const viz_issue *is = viz_model_issue_at(m, (uint32_t)s->sm, 0, (uint64_t)o->cursor);
-        if (is && is->line > 10)
-            s->src_scroll = (int)is->line - 10;
+        if (is && is->line > 20)
+            s->src_scroll = (int)is->line - 20;
     }
 }
 

@@ -272,7 +272,8 @@ void vr_view_source(const viz_draw *d)
         char t[32];
         snprintf(t, sizeof t, "%zu", l);
         vr_text(d, x_line, y, t, VIZ_C_DIM, VIZ_TEXT_MONO);
-        int cl = cuda_line(m, l);
+        const char *first = m->lines[l - 1] + strspn(m->lines[l - 1], " \t");
+        int cl = *first && !strchr(".${}/", *first) ? cuda_line(m, l) : 0; /* instructions */
         if (cl > 0) {
             snprintf(t, sizeof t, "%d", cl);
             vr_text(d, x_cu, y, t, VIZ_C_DIM, VIZ_TEXT_MONO);
