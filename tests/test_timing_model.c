@@ -529,6 +529,40 @@ static void test_real_kernel_trace(void **state)
     timing_result_free(&rs);
 }
 
+/* ---- idle cycles are skipped: one thread chasing pointers ------------------------------------
+ * 100000 dependent loads, each at least an L1 hit (32 cycles): millions of cycles, yet the
+ * schedulers are evaluated about once per instruction, never once per idle cycle. */
+static const char chase[] = HDR
+    ".visible .entry k(.param .u64 p, .param .u32 n)\n{\n .reg .b64 %rd<4>;\n"
+    " .reg .b32 %r<4>;\n .reg .pred %p<2>;\n"
+    " ld.param.u64 %rd1, [p];\n ld.param.u32 %r1, [n];\n mov.u32 %r2, 0;\n"
+    "LOOP:\n ld.global.u64 %rd1, [%rd1];\n add.u32 %r2, %r2, 1;\n"
+    " setp.lt.u32 %p1, %r2, %r1;\n @%p1 bra LOOP;\n ret;\n}\n";
+
+static void test_idle_cycles_skipped(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, chase, "k");
+    t.cfg.block[0] = 1;
+    uint64_t base = tt_buffer(&t, 64 * 8);
+    uint64_t *h = (uint64_t *)devmem_translate(t.mem, base, 64 * 8);
+    for (int i = 0; i < 64; i++)
+        h[i] = base + (uint64_t)((i + 1) % 64) * 8;
+    uint32_t n = 100000;
+    memcpy(t.params + t.nparams, &n, 4);
+    t.nparams += 4;
+    tt_run_ok(&t);
+    if (t.r.cycles < (uint64_t)n * (uint64_t)t.a.lat_l1_hit)
+        fail_msg("cycles %llu < %u hops x %d", (unsigned long long)t.r.cycles, n, t.a.lat_l1_hit);
+    if (t.r.evaluations > 2 * t.r.warp_instructions)
+        fail_msg("%llu evaluations for %llu instructions over %llu cycles",
+                 (unsigned long long)t.r.evaluations, (unsigned long long)t.r.warp_instructions,
+                 (unsigned long long)t.r.cycles);
+    expect_u64("instructions", t.r.warp_instructions, 3 + 4 * (uint64_t)n + 1);
+    tt_close(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -543,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_policies),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_real_kernel_trace),
+        cmocka_unit_test(test_idle_cycles_skipped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

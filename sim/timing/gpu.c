@@ -363,6 +363,7 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
                             (unsigned long long)cfg->max_cycles,
                             (unsigned long long)c->blocks_done, (unsigned long long)c->nblocks);
         sp->next_eval = T_INF;
+        c->res->evaluations++;
         st = sched_eval(c, sp, t);
     }
     return st;

@@ -73,6 +73,7 @@ void timing_result_to_json(const timing_result *r, cJSON *o)
     set_num(o, "thread_instructions", (double)r->thread_instructions);
     set_num(o, "ipc", r->ipc);
     set_num(o, "sm_active_cycles", (double)r->sm_active_cycles);
+    set_num(o, "sim_evaluations", (double)r->evaluations);
     cJSON *st = cJSON_CreateObject();
     for (int i = 0; i < STALL_COUNT; i++)
         cJSON_AddNumberToObject(st, stall_name(i), (double)r->stalls[i]);

@@ -83,6 +83,7 @@ typedef struct {
     uint64_t sched_active_cycles;   /* summed over schedulers: cycles with >= 1 resident warp */
     uint64_t sched_issue_cycles;    /* ... of which an instruction was issued */
     uint64_t eligible_warp_cycles;  /* warp-cycles in selected or not_selected */
+    uint64_t evaluations;           /* scheduler evaluations: the model's work, not cycles */
     /* warp states: warp-cycles per reason; their sum is resident_warp_cycles */
     uint64_t stalls[STALL_COUNT];
     uint64_t resident_warp_cycles;
