@@ -412,6 +412,67 @@ static void test_local_and_atomics(void **state)
     kt_close(&t);
 }
 
+/* Special registers: ids, sizes, and the clock the timing model sets. */
+static const char sreg_ptx[] = HDR
+    ".visible .entry sr(.param .u64 out)\n{\n.reg .b32 %r<12>;\n.reg .b64 %rd<8>;\n"
+    "ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd2, %r1, 64;\n"
+    "add.s64 %rd3, %rd1, %rd2;\n"
+    "mov.u64 %rd4, %clock64;\nst.global.u64 [%rd3], %rd4;\n"
+    "mov.u64 %rd5, %globaltimer;\nst.global.u64 [%rd3+8], %rd5;\n"
+    "mov.u32 %r2, %smid;\nst.global.u32 [%rd3+16], %r2;\n"
+    "mov.u32 %r3, %nsmid;\nst.global.u32 [%rd3+20], %r3;\n"
+    "mov.u32 %r4, %warpid;\nst.global.u32 [%rd3+24], %r4;\n"
+    "mov.u32 %r5, %ntid.y;\nst.global.u32 [%rd3+28], %r5;\n"
+    "mov.u32 %r6, %nctaid.x;\nst.global.u32 [%rd3+32], %r6;\n"
+    "mov.u32 %r7, %dynamic_smem_size;\nst.global.u32 [%rd3+36], %r7;\n"
+    "mov.u32 %r8, %ctaid.x;\nst.global.u32 [%rd3+40], %r8;\n"
+    "mov.u32 %r9, %laneid;\nst.global.u32 [%rd3+44], %r9;\n"
+    "ret;\n}\n";
+
+static void test_special_registers(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, sreg_ptx, "sr");
+    uint64_t d = kt_buf(&t, NULL, 64 * 64);
+    kt_arg(&t, 0, d);
+    exec_grid g;
+    memset(&g, 0, sizeof g);
+    g.grid[0] = 300; g.grid[1] = g.grid[2] = 1;
+    g.block[0] = 64; g.block[1] = g.block[2] = 1;
+    g.dyn_smem = 512;
+    g.num_sms = 132;
+    g.params = t.params;
+    g.params_size = t.k->param_size;
+    exec_prog *p;
+    assert_int_equal(exec_prog_create(t.m, t.k, &g, t.mem, &p, &t.d), WL_OK);
+    uint32_t c[3] = {140, 0, 0};
+    exec_block *b = exec_block_create(p, c, &t.d);
+    assert_non_null(b);
+    exec_block_set_clock(b, 123456789012ull, 5000000000ull);
+    assert_int_equal(exec_block_run(b, 100000, NULL, &t.d), WL_OK);
+    uint8_t out[64 * 64];
+    kt_get(&t, d, out, sizeof out);
+    for (int th = 0; th < 64; th++) {
+        const uint8_t *o = out + th * 64;
+        uint64_t clk, tim;
+        uint32_t v[8];
+        memcpy(&clk, o, 8);
+        memcpy(&tim, o + 8, 8);
+        memcpy(v, o + 16, sizeof v);
+        uint32_t want[8] = {140 % 132, 132, (uint32_t)th / 32, 1, 300, 512, 140, (uint32_t)th % 32};
+        if (clk != 123456789012ull || tim != 5000000000ull)
+            fail_msg("thread %d: clock %llu timer %llu", th, (unsigned long long)clk,
+                     (unsigned long long)tim);
+        for (int k = 0; k < 8; k++)
+            if (v[k] != want[k])
+                fail_msg("thread %d sreg %d = %u, want %u", th, k, v[k], want[k]);
+    }
+    exec_block_destroy(b);
+    exec_prog_destroy(p);
+    kt_close(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_modifiers),
         cmocka_unit_test(test_warp_forms),
         cmocka_unit_test(test_local_and_atomics),
+        cmocka_unit_test(test_special_registers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

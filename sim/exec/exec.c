@@ -155,6 +155,8 @@ void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
     b->exited = 0;
     memset(b->bars, 0, sizeof b->bars);
     memset(&b->cnt, 0, sizeof b->cnt);
+    b->has_clock = 0;
+    b->clock = b->timer_ns = 0;
     memset(b->smem, 0, p->smem_bytes);
     const xfunc *kf = &p->funcs[p->kindex];
     for (int w = 0; w < b->nwarps; w++) {
@@ -232,6 +234,13 @@ void exec_block_destroy(exec_block *b)
     free(b->w);
     free(b->smem);
     free(b);
+}
+
+void exec_block_set_clock(exec_block *b, uint64_t cycles, uint64_t ns)
+{
+    b->has_clock = 1;
+    b->clock = cycles;
+    b->timer_ns = ns;
 }
 
 int exec_block_nwarps(const exec_block *b)

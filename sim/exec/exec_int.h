@@ -150,6 +150,8 @@ struct exec_block {
     uint8_t *smem;
     xbar bars[16];
     exec_counts cnt;
+    int has_clock;                   /* set by exec_block_set_clock */
+    uint64_t clock, timer_ns;
 };
 
 /* xdec.c */

@@ -192,11 +192,15 @@ void xwide_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_
         case PTX_SR_NSMID: v = (uint64_t)nsm; break;
         case PTX_SR_GRIDID: v = 1; break;
         /* Functional mode has no clock: the block's warp-instruction count stands in for it
-         * (monotonic and deterministic); the timing model supplies real cycles. */
-        case PTX_SR_CLOCK: case PTX_SR_CLOCK64: case PTX_SR_GLOBALTIMER:
-        case PTX_SR_GLOBALTIMER_LO:
-            v = b->cnt.warp_insts; break;
-        case PTX_SR_CLOCK_HI: case PTX_SR_GLOBALTIMER_HI: v = b->cnt.warp_insts >> 32; break;
+         * (monotonic and deterministic) unless the timing model set one (exec_block_set_clock). */
+        case PTX_SR_CLOCK: case PTX_SR_CLOCK64:
+            v = b->has_clock ? b->clock : b->cnt.warp_insts; break;
+        case PTX_SR_GLOBALTIMER: case PTX_SR_GLOBALTIMER_LO:
+            v = b->has_clock ? b->timer_ns : b->cnt.warp_insts; break;
+        case PTX_SR_CLOCK_HI:
+            v = (b->has_clock ? b->clock : b->cnt.warp_insts) >> 32; break;
+        case PTX_SR_GLOBALTIMER_HI:
+            v = (b->has_clock ? b->timer_ns : b->cnt.warp_insts) >> 32; break;
         case PTX_SR_DYNAMIC_SMEM_SIZE: v = g->dyn_smem; break;
         case PTX_SR_TOTAL_SMEM_SIZE: v = p->smem_bytes; break;
         case PTX_SR_AGGR_SMEM_SIZE: v = p->smem_bytes + 1024u; break;
