@@ -74,14 +74,32 @@ static void num_cell(const lexp_result *e, const char *key, int w, int decimals,
     printf("%*s", w, b);
 }
 
+static void top_stalls_of(const cJSON *st, char *out, size_t n);
+
+/* The two largest stall reasons of a run (not `selected`), with their share; while the model
+ * has none, the H200's as Nsight Compute measured them, marked "H200:". */
 static void top_stalls(const lexp_result *e, char *out, size_t n)
 {
     const cJSON *st = e->json ? cJSON_GetObjectItemCaseSensitive(e->json, "stalls") : NULL;
+    const cJSON *hw = e->measured ? cJSON_GetObjectItemCaseSensitive(
+                                        cJSON_GetObjectItemCaseSensitive(e->measured, "ncu"),
+                                        "stalls")
+                                  : NULL;
     out[0] = '\0';
+    if (!cJSON_IsObject(st) && cJSON_IsObject(hw)) {
+        size_t u = (size_t)snprintf(out, n, "H200: ");
+        top_stalls_of(hw, out + u, n - u);
+        return;
+    }
     if (!cJSON_IsObject(st)) {
         snprintf(out, n, "%s", cJSON_IsNull(st) ? "n/m" : "-");
         return;
     }
+    top_stalls_of(st, out, n);
+}
+
+static void top_stalls_of(const cJSON *st, char *out, size_t n)
+{
     double total = 0;
     const cJSON *it, *best[2] = {NULL, NULL};
     cJSON_ArrayForEach(it, st)
@@ -185,11 +203,13 @@ static void print_tables(lexp_session *s)
     }
     if (l->nruns)
         printf("\n  %s\n", lexp_tr(s,
-               "n/m = not modelled yet; '-' = not measured yet. The model runs the small launches "
-               "of gpu/cases-sim.txt,\n  the H200 the full-size ones of gpu/cases.txt: compare "
+               "n/m = not modelled yet; '-' = not measured yet; \"H200:\" = Nsight Compute's "
+               "stall reasons on the H200.\n  The model runs the small launches of "
+               "gpu/cases-sim.txt, the H200 the full-size ones of gpu/cases.txt:\n  compare "
                "ratios between rows, not absolute times.",
-               "n/m = 模型尚未给出；'-' = 尚无实测。模型跑的是 gpu/cases-sim.txt 里的小规模启动，"
-               "H200\n  实测的是 gpu/cases.txt 里的完整规模：请比较行与行之间的比值，而不是绝对时间。"));
+               "n/m = 模型尚未给出；'-' = 尚无实测；“H200:” = Nsight Compute 在 H200 上测得的停顿原因。\n"
+               "  模型跑的是 gpu/cases-sim.txt 里的小规模启动，H200 实测的是 gpu/cases.txt 里的完整规模：\n"
+               "  请比较行与行之间的比值，而不是绝对时间。"));
 }
 
 /* ---------------------------------------------------------------- student's kernel */
