@@ -19,7 +19,7 @@
 
 typedef struct {
     uint64_t tag;                       /* line number (address / line bytes) */
-    uint64_t busy;                      /* L2: the atomic unit works on this line until then */
+    uint64_t busy;                      /* L2: the atomic unit is busy until then (1/256 cycles) */
     uint64_t near[2];                   /* L2: stamp of the last near touch per partition */
     uint64_t ready[CACHE_MAX_SECTORS];  /* cycle each sector's fill completes */
     uint8_t valid, dirty;               /* one bit per sector */

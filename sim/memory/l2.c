@@ -177,10 +177,12 @@ uint64_t l2_atomic(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
                   (k->lat_dram > k->lat_near ? k->lat_dram - k->lat_near : 0);
         fill(H, miss, arrive);
     }
-    uint64_t begin = max64(arrive, max64(H->busy, ready_of(H, mask)));
-    H->busy = begin + (uint64_t)ops * k->atomic_cycles;
+    /* the atomic unit's time is kept in 1/256 cycles: a fractional cost per operation */
+    uint64_t begin = max64((max64(arrive, ready_of(H, mask))) << 8, H->busy);
+    uint64_t cost = (uint64_t)(k->atomic_cycles * 256.0 + 0.5);
+    H->busy = begin + (uint64_t)ops * cost;
     H->dirty |= mask;
     /* the first operation's result is back (lat_atomic - half) after it began; each queued
      * operation adds atomic_cycles */
-    return H->busy - k->atomic_cycles + (k->lat_atomic - half);
+    return ((H->busy - cost + 255) >> 8) + (k->lat_atomic - half);
 }

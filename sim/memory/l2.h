@@ -39,7 +39,7 @@ typedef struct {
     uint32_t slices;            /* total, over all partitions */
     double bytes_per_cycle;     /* sustained L2 bandwidth of all slices, bytes per SM cycle */
     uint32_t lat_near, lat_far, lat_dram, lat_atomic; /* load-to-use from the L1 stage */
-    uint32_t atomic_cycles;     /* per atomic operation on one line */
+    double atomic_cycles;       /* per atomic operation on one line */
 } l2_config;
 
 typedef struct {

@@ -1,16 +1,19 @@
 /* memsys: per-SM L1 + partitioned L2 + DRAM channels; see memsys.h.
  *
- * Numbers the arch file does not carry (yet); each names its source:
- *   L1 ways      16   not published; with 16 ways a 128-B-stride chase of up to ~90% of the
- *                     capacity hits, as our H200 chase did up to 192 of 224-256 KB [OURS].
- *   L2 ways      16   [ACCEL] SM90_H100 dl2 16-way per sub-partition.
- *   L2 slices    l2_bytes / 512 KB, 64 B per L2 cycle each: [A100WP] 80 slices x 512 KB,
- *                     5120 B/clk; the L2 runs faster than the SM on Hopper ([ACCEL] SM90_H100
- *                     L2 clock 3960 vs core 1980), hence MEMSYS_L2_CLOCK_RATIO.
- *   DRAM         channels = bus bits / 512 (one per 512-bit controller, [H100WP]); sustained
- *                     bandwidth = theoretical x 0.93 ([OURS] 4.49 of 4.81 TB/s streaming read).
- *   atomics      2 cycles per operation on one line ([OURS] 32 lanes on one address return
- *                     75 cycles after 1 lane: 376 vs 301, ~2.4 per extra lane).
+ * Numbers the arch file does not carry (yet); each names its source ([MB] = our H200
+ * microbenchmarks, gpu/measured/h200/microbench/{latency,throughput}.json):
+ *   L1 ways      >= 16: not published; keeps a 128-B-stride chase of most of the capacity in L1.
+ *   L2 ways      >= 16: [ACCEL] SM90_H100 dl2 16-way.
+ *   L2 slices    l2_bytes / 512 KB ([A100WP] 80 slices x 512 KB); sustained bandwidth 36 B per SM
+ *                cycle per slice: [MB] l2_bw 8424-8588 GB/s for 8-48 MB working sets = 4337 B
+ *                per 1.98 GHz cycle over 120 slices (hardware-numbers.md's earlier 16.5-26.4 TB/s
+ *                is not reproduced by our kernel; docs/memory.md).
+ *   DRAM         channels = bus bits / 512 (one per 512-bit controller, [H100WP]); sustained =
+ *                theoretical x 0.875: [MB] dram_bw read_gbs 4213.3 of 4814 GB/s.
+ *   atomics      the L2 atomic unit takes 1.45 cycles per operation on one line: [MB] atomics
+ *                one_address 1.368 Gops/s at 1.98 GHz; a warp's atomic touching several lines
+ *                sends them one after another, 8.45 cycles apart: [MB] global_32lanes_distinct
+ *                595.00 vs global_1lane 333.36 cycles = 31 x 8.45.
  */
 #include "memsys.h"
 
@@ -23,10 +26,10 @@
 #define MEMSYS_L1_WAYS 16u
 #define MEMSYS_L2_WAYS 16u
 #define MEMSYS_L2_SLICE_BYTES (512u * 1024u)
-#define MEMSYS_L2_SLICE_BYTES_PER_CLK 64.0
-#define MEMSYS_L2_CLOCK_RATIO 2.0
-#define MEMSYS_DRAM_EFFICIENCY 0.93
-#define MEMSYS_ATOMIC_CYCLES 2u
+#define MEMSYS_L2_SLICE_BYTES_PER_CYCLE 36.0
+#define MEMSYS_DRAM_EFFICIENCY 0.875
+#define MEMSYS_ATOMIC_CYCLES 1.45
+#define MEMSYS_ATOMIC_LINE_CYCLES 8.45
 #define MEMSYS_LOCAL_TAG (1ull << 60) /* local lines get their own tag space */
 
 struct memsys {
@@ -72,7 +75,7 @@ memsys_t *memsys_create(const arch_t *a)
                    .partitions = m->partitions,
                    .ways = MEMSYS_L2_WAYS,
                    .slices = slices,
-                   .bytes_per_cycle = slices * MEMSYS_L2_SLICE_BYTES_PER_CLK * MEMSYS_L2_CLOCK_RATIO,
+                   .bytes_per_cycle = slices * MEMSYS_L2_SLICE_BYTES_PER_CYCLE,
                    .lat_near = (uint32_t)a->lat_l2_near,
                    .lat_far = (uint32_t)(m->partitions > 1 ? a->lat_l2_far : a->lat_l2_near),
                    .lat_dram = (uint32_t)a->lat_dram,
@@ -85,6 +88,8 @@ memsys_t *memsys_create(const arch_t *a)
     }
     memsys_set_smem_pool(m, 0);
     m->st.l2_bytes = (uint64_t)a->l2_bytes;
+    m->st.dram_bytes_per_cycle = a->dram_bandwidth_gbs * 1e3 / clk * MEMSYS_DRAM_EFFICIENCY;
+    m->st.l2_bytes_per_cycle = c.bytes_per_cycle;
     return m;
 }
 
@@ -176,6 +181,7 @@ uint64_t memsys_access(memsys_t *m, uint32_t sm, memsys_kind kind, int local, ui
     uint32_t part = (uint32_t)((uint64_t)sm * m->partitions / m->nsm);
     cache_t *l1 = l1_of(m, sm);
     uint64_t done = t;
+    uint32_t nl = 0; /* lines so far */
     /* sectors come in lane order: consecutive sectors of one line are handled together */
     for (uint32_t i = 0; i < n;) {
         uint64_t line = sectors[i] / m->spl;
@@ -183,10 +189,13 @@ uint64_t memsys_access(memsys_t *m, uint32_t sm, memsys_kind kind, int local, ui
         uint32_t j = i;
         for (; j < n && sectors[j] / m->spl == line; j++)
             mask |= (uint8_t)(1u << (sectors[j] % m->spl));
-        /* an atomic's lanes spread over its sectors in proportion */
+        /* an atomic's lanes spread over its sectors in proportion; its lines leave the SM
+         * one after another */
         uint32_t lops = kind == MEMSYS_ATOMIC && ops ? (ops * (j - i) + n - 1) / n : 0;
+        uint64_t tl = kind == MEMSYS_ATOMIC ? t + (uint64_t)(nl * MEMSYS_ATOMIC_LINE_CYCLES) : t;
         done = max64(done, access_line(m, l1, part, kind, line | (local ? MEMSYS_LOCAL_TAG : 0),
-                                       mask, t, lops));
+                                       mask, tl, lops));
+        nl++;
         i = j;
     }
     return done;
