@@ -107,6 +107,17 @@ static int most_room(const tctx *c)
     return best;
 }
 
+static void block_free(tblock *b)
+{
+    if (b->warps)
+        for (int i = 0; i < b->nwarps; i++)
+            sb_free(&b->warps[i].sb);
+    exec_block_destroy(b->eb);
+    free(b->warps);
+    free(b->infos);
+    free(b);
+}
+
 static wl_status dispatch(tctx *c, int s, uint64_t start)
 {
     tsm *sm = &c->sms[s];
@@ -126,10 +137,7 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
     b->infos = calloc((size_t)b->nwarps, sizeof *b->infos);
     if (!b->eb || !b->warps || !b->infos) {
         wl_status st = b->eb ? oom(c) : c->d->status;
-        exec_block_destroy(b->eb);
-        free(b->warps);
-        free(b->infos);
-        free(b);
+        block_free(b);
         return st;
     }
     b->live_warps = b->nwarps;
@@ -180,12 +188,7 @@ wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t)
             sm->blocks[k] = NULL;
     if (--sm->resident_blocks == 0)
         r->sm_active_cycles += t - sm->active_since;
-    for (int i = 0; i < b->nwarps; i++)
-        sb_free(&b->warps[i].sb);
-    exec_block_destroy(b->eb);
-    free(b->warps);
-    free(b->infos);
-    free(b);
+    block_free(b);
     c->blocks_done++;
     if (t > r->last_retire)
         r->last_retire = t;
@@ -321,15 +324,8 @@ static void teardown(tctx *c)
         for (int s = 0; s < c->nsm; s++) {
             tsm *sm = &c->sms[s];
             for (int k = 0; sm->blocks && k < c->res->blocks_per_sm; k++) {
-                tblock *b = sm->blocks[k];
-                if (!b)
-                    continue;
-                for (int i = 0; i < b->nwarps; i++)
-                    sb_free(&b->warps[i].sb);
-                exec_block_destroy(b->eb);
-                free(b->warps);
-                free(b->infos);
-                free(b);
+                if (sm->blocks[k])
+                    block_free(sm->blocks[k]);
             }
             free(sm->slot_used);
             free(sm->blocks);
