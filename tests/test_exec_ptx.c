@@ -159,7 +159,14 @@ static void test_step_api(void **state)
     exec_step_info in;
     int n = 0, saw_ld = 0, saw_div = 0, saw_exit = 0;
     while (exec_warp_state_of(b, 0) == EXEC_WARP_READY && n < 50) {
+        exec_step_info pk;
+        assert_int_equal(exec_warp_peek(b, 0, &pk), 1);
         assert_int_equal(exec_warp_step(b, 0, &in, &t.d), WL_OK);
+        /* peek describes exactly the instruction step then runs */
+        if (pk.opcode != in.opcode || pk.pc != in.pc || pk.active != in.active ||
+            pk.nsrc != in.nsrc || pk.ndst != in.ndst || pk.line != in.line)
+            fail_msg("peek %d@%u active 0x%x, step %d@%u active 0x%x", pk.opcode, pk.pc,
+                     pk.active, in.opcode, in.pc, in.active);
         n++;
         if (in.exited && in.opcode == 0 && in.exec_mask == 0)
             break;
@@ -191,6 +198,8 @@ static void test_step_api(void **state)
         fail_msg("ld %d divergent bra %d exits 0x%x after %d steps", saw_ld, saw_div, saw_exit, n);
     assert_int_equal(exec_warp_state_of(b, 0), EXEC_WARP_DONE);
     assert_int_equal(exec_block_done(b), 1);
+    exec_step_info none;
+    assert_int_equal(exec_warp_peek(b, 0, &none), 0);
     const exec_counts *cn = exec_block_counts(b);
     if (cn->branches != 1 || cn->divergent_branches != 1)
         fail_msg("branches %llu divergent %llu", (unsigned long long)cn->branches,

@@ -305,18 +305,62 @@ static void fill_regs(const xinsn *in, uint32_t nregs, exec_step_info *out)
         out->src[out->nsrc++] = in->guard;
 }
 
+/* Makes the top SIMT entry runnable (pops finished entries, returns from calls); marks the warp
+ * DONE and returns 0 when nothing is left to run. */
+static int ready_top(exec_block *b, xwarp *W)
+{
+    if (W->state != EXEC_WARP_READY)
+        return 0;
+    const xsimt *top = &W->simt[W->sp - 1];
+    /* fast check: the top entry has lanes and an instruction to run */
+    if (W->sp > 0 && top->mask != 0 && top->pc != top->rpc &&
+        top->pc < b->p->funcs[W->frames[W->fp - 1].func].n)
+        return 1;
+    if (xctl_settle(b, W))
+        return 1;
+    W->state = EXEC_WARP_DONE;
+    return 0;
+}
+
+/* The static part of the step info: what the instruction is, before it runs. */
+static void fill_static(const xwarp *W, const xfunc *xf, const xinsn *in, exec_step_info *out)
+{
+    memset(out, 0, offsetof(exec_step_info, addr));
+    out->opcode = in->ir->op;
+    out->unit = in->unit;
+    out->latclass = in->lat;
+    out->func = W->frames[W->fp - 1].func;
+    out->pc = W->simt[W->sp - 1].pc;
+    out->line = in->ir->line;
+    out->col = in->ir->col;
+    out->loc_line = in->ir->loc_line;
+    out->active = W->simt[W->sp - 1].mask;
+    fill_regs(in, xf->nregs, out);
+}
+
+int exec_warp_peek(exec_block *b, int warp, exec_step_info *out)
+{
+    xwarp *W = &b->w[warp];
+    if (W->state == EXEC_WARP_BARRIER) {
+        /* blocked: report the instruction it will run once released, without settling */
+        const xinsn *in = &b->p->funcs[W->frames[W->fp - 1].func].ins[W->simt[W->sp - 1].pc];
+        if (W->simt[W->sp - 1].pc >= b->p->funcs[W->frames[W->fp - 1].func].n)
+            return 0;
+        fill_static(W, &b->p->funcs[W->frames[W->fp - 1].func], in, out);
+        return 1;
+    }
+    if (!ready_top(b, W))
+        return 0;
+    const xfunc *xf = &b->p->funcs[W->frames[W->fp - 1].func];
+    fill_static(W, xf, &xf->ins[W->simt[W->sp - 1].pc], out);
+    return 1;
+}
+
 wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d)
 {
     xwarp *W = &b->w[warp];
-    if (W->state != EXEC_WARP_READY)
-        return WL_OK;
-    const xsimt *top = &W->simt[W->sp - 1];
-    /* Fast check: the top entry has lanes and an instruction to run (otherwise pop entries,
-     * return from calls, or finish the warp). */
-    if (!(W->sp > 0 && top->mask != 0 && top->pc != top->rpc &&
-          top->pc < b->p->funcs[W->frames[W->fp - 1].func].n) && !xctl_settle(b, W)) {
-        W->state = EXEC_WARP_DONE;
-        if (out) {
+    if (!ready_top(b, W)) {
+        if (out && W->state == EXEC_WARP_DONE) {
             memset(out, 0, offsetof(exec_step_info, addr));
             out->exited = 1;
         }
@@ -339,18 +383,8 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         m = active & (in->guard_neg ? ~g : g);
     }
     if (out) {
-        memset(out, 0, offsetof(exec_step_info, addr));
-        out->opcode = in->ir->op;
-        out->unit = in->unit;
-        out->latclass = in->lat;
-        out->func = fr->func;
-        out->pc = t->pc;
-        out->line = in->ir->line;
-        out->col = in->ir->col;
-        out->loc_line = in->ir->loc_line;
-        out->active = active;
+        fill_static(W, xf, in, out);
         out->exec_mask = m;
-        fill_regs(in, xf->nregs, out);
     }
     b->cnt.warp_insts++;
     b->cnt.thread_insts += (uint64_t)xpopc(m);

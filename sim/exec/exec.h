@@ -104,6 +104,12 @@ typedef struct {
     uint32_t exit_mask;   /* lanes that exited on this instruction */
 } exec_step_info;
 
+/* Describes the warp's next instruction without running it (opcode, unit, pc, line, active
+ * lanes, registers read and written; no addresses, exec_mask 0): what a scheduler needs to
+ * check dependencies before it issues. Returns 0 when the warp has finished. A warp waiting at a
+ * barrier reports the instruction after the barrier. */
+int exec_warp_peek(exec_block *b, int warp, exec_step_info *out);
+
 /* Executes warp's next instruction. out may be NULL (the fast functional path). The warp must be
  * READY. Errors: WL_EFAULT (bad access: message like compute-sanitizer), WL_EUNSUPPORTED,
  * WL_EDEADLOCK (SIMT stack / recursion overflow). */
