@@ -235,6 +235,26 @@ static void test_calls_local(void **state)
     kt_close(&t);
 }
 
+static void test_recursion(void **state)
+{
+    (void)state;
+    kt t;
+    kt_open(&t, "tests/data/exec/basic.ptx", "recurse");
+    unsigned long long out[64];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 64, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (int i = 0; i < 64; i++) {
+        unsigned long long f = 1;
+        for (int k = 2; k <= i % 21; k++)
+            f *= (unsigned long long)k;
+        if (out[i] != f)
+            fail_msg("fact(%d) = %llu, want %llu", i % 21, out[i], f);
+    }
+    kt_close(&t);
+}
+
 static unsigned brev32(unsigned x)
 {
     unsigned r = 0;
@@ -640,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_histo_atomics),
         cmocka_unit_test(test_warpops),
         cmocka_unit_test(test_calls_local),
+        cmocka_unit_test(test_recursion),
         cmocka_unit_test(test_intops),
         cmocka_unit_test(test_fmath),
         cmocka_unit_test(test_dmath),

@@ -110,11 +110,16 @@ wl_status exec_prog_create(const ptx_module *m, const ptx_func *k, const exec_gr
         return st;
     }
     /* Local memory per thread: every decoded function's frame once (enough for any call chain
-     * without recursion; recursion deeper than that faults as a stack overflow). */
-    uint64_t local = 0;
+     * without recursion), plus XRECURSION of the largest frame when some call is recursive;
+     * deeper recursion faults as a stack overflow. */
+    uint64_t local = 0, maxf = 0;
     for (uint32_t i = 0; i < m->nfuncs; i++)
-        if (p->funcs[i].decoded)
+        if (p->funcs[i].decoded) {
             local += p->funcs[i].frame_bytes;
+            maxf = p->funcs[i].frame_bytes > maxf ? p->funcs[i].frame_bytes : maxf;
+        }
+    if (p->recursive)
+        local += XRECURSION * maxf;
     if (local > (UINT64_C(1) << 24)) {
         exec_prog_destroy(p);
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "%llu bytes of local memory per thread",

@@ -17,6 +17,7 @@
 #define XMAX_SIMT 256        /* SIMT stack entries per warp */
 #define XMAX_FRAMES 64       /* call depth per warp */
 #define XFULL 0xffffffffu
+#define XRECURSION 64       /* call depth of recursive device functions, in frames */
 
 /* Frame-relative address bases (per thread, in local memory), or none. */
 enum { XB_NONE = 0, XB_LOCAL, XB_CALLPARAM, XB_PARAM, XB_RET };
@@ -73,6 +74,7 @@ typedef struct {
 
 typedef struct {
     int decoded;
+    int decoding;                    /* on the decode stack: a call to it is recursion */
     const ptx_func *f;
     xinsn *ins;
     uint32_t n;
@@ -95,6 +97,7 @@ struct exec_prog {
     xcall *calls;
     uint32_t ncalls, calls_cap;
     uint64_t *var_addr;              /* devmem address of each module .global/.const var */
+    int recursive;                   /* some call is recursive: room for XRECURSION frames */
     devmem_t *mem;
 };
 

@@ -200,6 +200,8 @@ static wl_status decode_call(exec_prog *p, const ptx_func *f, xfunc *xf, const p
     int builtin = !cf->is_decl ? XCALL_NONE :
                   strcmp(cf->name, "vprintf") == 0 ? XCALL_VPRINTF :
                   strcmp(cf->name, "__assertfail") == 0 ? XCALL_ASSERT : XCALL_EXTERN;
+    if (builtin == XCALL_NONE && p->funcs[in->target].decoding)
+        p->recursive = 1;
     if (builtin == XCALL_NONE) {
         wl_status st = xdec_func(p, in->target, d);
         if (st != WL_OK)
@@ -279,6 +281,7 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
     if (xf->decoded)
         return WL_OK;
     xf->decoded = 1;
+    xf->decoding = 1;
     const ptx_func *f = &p->m->funcs[fi];
     xf->f = f;
     xf->n = f->ninsns;
@@ -455,6 +458,7 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
             x->space = mem_space(p, f, in, NULL);
         }
     }
+    xf->decoding = 0;
     if (st == WL_OK) {
         xf->imm = it.vals;
         it.vals = NULL;

@@ -242,3 +242,14 @@ extern "C" __global__ void busy(float *out, int iters)
     }
     out[i] = a + b + (float)(h & 0xffff);
 }
+
+// Recursion (a device function calling itself through the call stack).
+__device__ __noinline__ unsigned long long fact(unsigned n)
+{
+    return n <= 1 ? 1ull : n * fact(n - 1);
+}
+
+extern "C" __global__ void recurse(unsigned long long *out)
+{
+    out[threadIdx.x] = fact(threadIdx.x % 21);
+}
