@@ -382,6 +382,33 @@ static void test_student_ptx(void **state)
     tu_free(&r);
 }
 
+/* --png: pictures when the build can trace and draw; otherwise exit 1 with one line saying
+ * why (no trace from the model yet, or no viewer), never a crash or an empty success. */
+static void test_png(void **state)
+{
+    (void)state;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/pics", tu_tmpdir());
+    tu_result r;
+    int st = tu_warplab(&r, "lesson", "10", "--png", dir, NULL);
+    if (st == 0) {
+        char png[4300];
+        snprintf(png, sizeof png, "%s/lesson10-tail.png", dir);
+        size_t len = 0;
+        char *data = tu_read_file(png, &len);
+        if (!data || len < 8 || memcmp(data, "\x89PNG", 4))
+            fail_msg("lesson 10 --png exited 0 but %s is not a PNG (%zu bytes)", png, len);
+        free(data);
+    } else {
+        const char *msg = strstr(r.err, "warplab lesson: ");
+        if (st != 1 || !msg || strchr(msg, '\n') != msg + strlen(msg) - 1 ||
+            !(strstr(msg, "no trace") || strstr(msg, "viewer is not available")))
+            fail_msg("lesson 10 --png exited %d with stderr '%s'", st, r.err);
+        printf("lesson 10 --png not available in this build: %s", msg);
+    }
+    tu_free(&r);
+}
+
 static int have_nvcc(void)
 {
     const char *path = getenv("PATH");
@@ -486,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_lesson_table),
         cmocka_unit_test(test_student_ptx),
         cmocka_unit_test(test_student_cu),
+        cmocka_unit_test(test_png),
         cmocka_unit_test(test_every_lesson_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
