@@ -2,19 +2,31 @@
 # Regenerates the PTX of every gpu/kernels/*.cu: nvcc -ptx -arch=sm_90 -lineinfo.
 #   gpu/regen-ptx.sh            writes gpu/ptx/<name>.ptx (the committed copies)
 #   gpu/regen-ptx.sh OUTDIR     writes OUTDIR/<name>.ptx (the build's fresh copies)
-# nvcc runs from the repository root on the path gpu/kernels/NAME.cu and writes the absolute path
-# of the source into the `.file` directive (no timestamp, no size); we strip the repository root
-# from it so the committed PTX names `gpu/kernels/NAME.cu` on every machine.
+# The output must not depend on where the repository is checked out, but nvcc's output does:
+# the `.file` directive holds the absolute source path, and the names nvcc gives file-local
+# symbols (`_INTERNAL_<hash>_...`, also spelled out as bytes in the debug strings) hash that path.
+# So the sources are copied to one fixed staging folder (under a lock, so parallel builds
+# take turns) and compiled there, and the staging root is stripped from `.file`: the committed
+# PTX then names `gpu/kernels/NAME.cu` and is byte-identical on every machine with the same nvcc.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/gpu/ptx}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 NVCC=${NVCC:-nvcc}
-cd "$root"
-for cu in gpu/kernels/*.cu; do
-    name=$(basename "$cu" .cu)
-    "$NVCC" -ptx -arch=sm_90 -lineinfo -o "$out/$name.ptx.tmp" "$cu"
-    sed "s|\"$root/|\"|" "$out/$name.ptx.tmp" > "$out/$name.ptx"
-    rm -f "$out/$name.ptx.tmp"
-done
+stage=/tmp/warplab-ptx-stage  # fixed on purpose: the path is hashed into the PTX
+lock=/tmp/warplab-ptx-stage.lock
+(
+    flock 9
+    rm -rf "$stage"
+    mkdir -p "$stage/gpu/kernels"
+    cp "$root"/gpu/kernels/*.cu "$root"/gpu/kernels/*.h "$stage/gpu/kernels/"
+    cd "$stage"
+    for cu in gpu/kernels/*.cu; do
+        name=$(basename "$cu" .cu)
+        "$NVCC" -ptx -arch=sm_90 -lineinfo -o "$out/$name.ptx.tmp" "$cu"
+        sed "s|\"$stage/|\"|" "$out/$name.ptx.tmp" > "$out/$name.ptx"
+        rm -f "$out/$name.ptx.tmp"
+    done
+    rm -rf "$stage"
+) 9>"$lock"
