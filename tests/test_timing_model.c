@@ -448,6 +448,14 @@ static uint8_t *run_reduction(const char *kernel, const char *trace, size_t *tra
             fail_msg("block %u record: id %u sm %u [%llu, %llu)", b, br->block, br->sm,
                      (unsigned long long)br->start, (unsigned long long)br->end);
     }
+    /* a scheduler holds at most max_warps / 4 warps */
+    if (t.r.sched_active_cycles == 0 ||
+        (double)t.r.resident_warp_cycles / (double)t.r.sched_active_cycles >
+            t.a.max_warps_per_sm / t.a.sub_partitions)
+        fail_msg("active warps per scheduler %f (resident %llu / active %llu)",
+                 (double)t.r.resident_warp_cycles / (double)t.r.sched_active_cycles,
+                 (unsigned long long)t.r.resident_warp_cycles,
+                 (unsigned long long)t.r.sched_active_cycles);
     if (t.r.achieved_occupancy <= 0 || t.r.achieved_occupancy > t.r.theoretical_occupancy + 1e-9)
         fail_msg("achieved occupancy %f (theoretical %f)", t.r.achieved_occupancy,
                  t.r.theoretical_occupancy);

@@ -465,7 +465,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * retire it when drained, charge this cycle when it cannot issue, else collect it. */
     tblock *done[64];
     tw *el[256];
-    int ndone = 0, nel = 0, o = 0;
+    int ndone = 0, nel = 0, o = 0, nretired = 0;
     for (int i = 0; i < sp->nwarps; i++) {
         tw *w = sp->warps[i];
         if (sp->ens[i] > t) { /* not looked at: do not touch the warp itself */
@@ -482,6 +482,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         charge_to(c, w, t);
         if (w->state == TW_DRAIN && w->t_drain <= t) {
             retire(c, sp, w, t, done, &ndone);
+            nretired++;
             continue;
         }
         sp->warps[o] = w;
@@ -498,7 +499,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         }
     }
     sp->nwarps = o;
-    if (o == 0 && ndone) /* the scheduler became empty at t */
+    if (o == 0 && nretired) /* the scheduler became empty at t */
         r->sched_active_cycles += t - sp->active_since;
     tw *sel = nel ? pick(c, sp, el, nel) : NULL;
     for (int i = 0; i < nel; i++)
