@@ -256,6 +256,34 @@ static void test_module_header(void **state)
     assert_true(with_loc > f->ninsns / 2);
     assert_null(ptx_find_func(m, "nope"));
     ptx_module_free(m);
+
+    /* kernels whose bodies are mostly inlined from CUDA/CUB headers: every
+     * header .loc chains back (inlined_at, possibly to a site named hundreds of
+     * lines earlier) to the kernel's own .cu file, file 1 */
+    static const char *const inl[][2] = {
+        {"tests/data/ptx/async.ptx", "cp_async_copy"},
+        {"tests/data/ptx/async.ptx", "coop_groups"},
+        {"tests/data/ptx/cub_pipeline.ptx", "sort_scan"},
+        {"tests/data/ptx/cub_pipeline.ptx", "pipe_copy"},
+    };
+    for (size_t k = 0; k < sizeof inl / sizeof inl[0]; k++) {
+        assert_int_equal(ptx_parse_file(tu_path(inl[k][0]), &m, &d), WL_OK);
+        f = ptx_find_func(m, inl[k][1]);
+        assert_non_null(f);
+        unsigned in_header = 0, mapped = 0;
+        for (uint32_t i = 0; i < f->ninsns; i++) {
+            const ptx_insn *in = &f->insns[i];
+            if (in->loc_file > 1 && in->loc_line > 0) {
+                in_header++;
+                mapped += in->src_file == 1 && in->src_line > 0;
+            }
+        }
+        print_message("%s: %u instructions from headers, %u mapped to the .cu\n", inl[k][1],
+                      in_header, mapped);
+        ptx_module_free(m);
+        assert_true(in_header > 0);
+        assert_int_equal(mapped, in_header);
+    }
 }
 
 static void test_variables_and_smem(void **state)
@@ -509,6 +537,11 @@ static void test_decode_control(void **state)
     assert_true(sh->flags & PTX_F_SYNC);
     assert_int_equal(sh->loc_file, 2);
     assert_int_equal(sh->loc_line, 5);
+    /* the outermost location is the inlined_at site */
+    assert_int_equal(sh->src_file, 1);
+    assert_int_equal(sh->src_line, 40);
+    assert_int_equal(sh->src_col, 3);
+    assert_int_equal(b->src_line, 42); /* not inlined: same as .loc */
     assert_int_equal(opnd(f, 2, 4)->imm, 0xFFFFFFFFFFFFFFFFull);
     assert_int_equal(f->insns[3].mode, PTX_VOTE_BALLOT);
     assert_int_equal(f->insns[4].mode, PTX_BAR_SYNC);

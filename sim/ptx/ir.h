@@ -328,6 +328,9 @@ typedef struct ptx_insn {
     uint32_t loc_line;/* current `.loc FILE LINE COL` (0 = no .loc seen); for inlined code */
     uint16_t loc_col; /*   this is the innermost location, not the inlined_at site */
     uint16_t loc_file;/* index into module->files */
+    uint32_t src_line;/* outermost location: following `inlined_at` back to code that was */
+    uint16_t src_col; /*   not inlined, i.e. the user's own line calling into headers */
+    uint16_t src_file;/*   (cuda::barrier, cooperative groups ...); == loc_* if not inlined */
 } ptx_insn;
 
 /* ------------------------------------------------------------------------- */

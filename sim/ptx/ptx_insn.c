@@ -691,6 +691,9 @@ wl_status pinsn_parse(pparse *p)
     in.loc_file = (uint16_t)p->loc_file;
     in.loc_line = p->loc_line;
     in.loc_col = (uint16_t)p->loc_col;
+    in.src_file = (uint16_t)p->src_file;
+    in.src_line = p->src_line;
+    in.src_col = (uint16_t)p->src_col;
     if (plex_is(&p->tok, '@')) {
         TRY(pnext(p));
         if (plex_is(&p->tok, '!')) {

@@ -100,6 +100,14 @@ typedef struct pparse {
     pvec regs, locals, insns, ops, labels, params, rets, lrefs;
     psymtab labsyms;
     uint32_t loc_file, loc_line, loc_col;
+    uint32_t src_file, src_line, src_col; /* outermost (see ptx_insn.src_*) */
+    /* every .loc of the current function -> its outermost location (open
+     * addressing on (file, line, col)), to follow inlined_at chains */
+    struct ploc {
+        uint32_t f, l, c, of, ol, oc;
+        uint8_t used;
+    } *locs;
+    uint32_t nlocs, loccap;
     uint64_t local_off, callparam_off, callparam_max;
     uint64_t scope_callparam[PTX_MAX_NESTING_INT]; /* callparam_off at each '{' */
     uint64_t module_regs; /* registers declared in all functions so far */

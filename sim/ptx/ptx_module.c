@@ -133,6 +133,10 @@ static void reset_func_state(pparse *p)
     p->params.n = p->rets.n = p->lrefs.n = 0;
     psym_pop(&p->labsyms, 0);
     p->loc_file = p->loc_line = p->loc_col = 0;
+    p->src_file = p->src_line = p->src_col = 0;
+    p->nlocs = 0;
+    if (p->loccap)
+        memset(p->locs, 0, p->loccap * sizeof *p->locs);
     p->local_off = p->callparam_off = p->callparam_max = 0;
 }
 
@@ -483,6 +487,7 @@ static void pparse_free(pparse *p)
         pvec_free(v[i]);
     psym_free(&p->syms);
     psym_free(&p->labsyms);
+    free(p->locs);
 }
 
 wl_status ptx_parse_string(const char *text, size_t len, const char *name, ptx_module **out,

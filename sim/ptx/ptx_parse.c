@@ -559,6 +559,64 @@ wl_status pdecl_local(pparse *p, int space)
     return pexpect(p, ';');
 }
 
+static uint32_t ploc_hash(uint32_t f, uint32_t l, uint32_t c)
+{
+    return (f * 2654435761u) ^ (l * 2246822519u) ^ (c * 3266489917u);
+}
+
+static struct ploc *ploc_find(pparse *p, uint32_t f, uint32_t l, uint32_t c)
+{
+    if (!p->loccap)
+        return NULL;
+    for (uint32_t i = ploc_hash(f, l, c) & (p->loccap - 1);; i = (i + 1) & (p->loccap - 1)) {
+        struct ploc *e = &p->locs[i];
+        if (!e->used)
+            return NULL;
+        if (e->f == f && e->l == l && e->c == c)
+            return e;
+    }
+}
+
+/* Records the current .loc's outermost location (of, ol, oc). */
+static wl_status ploc_put(pparse *p, uint32_t of, uint32_t ol, uint32_t oc)
+{
+    struct ploc *e = ploc_find(p, p->loc_file, p->loc_line, p->loc_col);
+    if (!e) {
+        if (2 * (p->nlocs + 1) > p->loccap) { /* keep the load under 1/2 */
+            uint32_t nc = p->loccap ? p->loccap * 2 : 256;
+            struct ploc *old = p->locs, *nl = calloc(nc, sizeof *nl);
+            if (!nl || nc > (1u << 26)) {
+                free(nl);
+                return poom(p);
+            }
+            uint32_t oldcap = p->loccap;
+            p->locs = nl;
+            p->loccap = nc;
+            for (uint32_t i = 0; i < oldcap; i++)
+                if (old[i].used) {
+                    uint32_t j = ploc_hash(old[i].f, old[i].l, old[i].c) & (nc - 1);
+                    while (nl[j].used)
+                        j = (j + 1) & (nc - 1);
+                    nl[j] = old[i];
+                }
+            free(old);
+        }
+        uint32_t j = ploc_hash(p->loc_file, p->loc_line, p->loc_col) & (p->loccap - 1);
+        while (p->locs[j].used)
+            j = (j + 1) & (p->loccap - 1);
+        e = &p->locs[j];
+        e->used = 1;
+        e->f = p->loc_file;
+        e->l = p->loc_line;
+        e->c = p->loc_col;
+        p->nlocs++;
+    }
+    e->of = of;
+    e->ol = ol;
+    e->oc = oc;
+    return WL_OK;
+}
+
 /* `.loc file line col[, function_name X, inlined_at f l c]` */
 wl_status pdecl_loc(pparse *p)
 {
@@ -577,6 +635,8 @@ wl_status pdecl_loc(pparse *p)
     p->loc_col = v[2] > 0xffff ? 0xffff : (uint32_t)v[2];
     /* optional attributes: the rest of the line is `, function_name X, inlined_at F L C` */
     uint32_t line = p->tok.line;
+    uint64_t at[3] = {0, 0, 0};
+    int inlined = 0;
     while (plex_is(&p->tok, ',') && p->tok.line == line) {
         TRY(pnext(p));
         if (plex_word_is(&p->tok, "function_name")) {
@@ -587,15 +647,41 @@ wl_status pdecl_loc(pparse *p)
         } else if (plex_word_is(&p->tok, "inlined_at")) {
             TRY(pnext(p));
             for (int i = 0; i < 3; i++) {
-                uint64_t x;
-                if (p->tok.kind != PLEX_WORD || pnum_int(p->tok.text, p->tok.len, &x) < 0)
+                if (p->tok.kind != PLEX_WORD || pnum_int(p->tok.text, p->tok.len, &at[i]) < 0 ||
+                    at[i] > 0xffffffffu)
                     return punexpected(p, "an inlined_at number");
                 TRY(pnext(p));
             }
+            inlined = 1;
         } else {
             return punexpected(p, "function_name or inlined_at");
         }
     }
+    /* nvcc writes an inlining chain as .loc lines each naming an earlier one
+     * as its inlined_at site (not repeated when code returns to it); the
+     * outermost is the first site that was not itself inlined. */
+    uint32_t of = p->loc_file, ol = p->loc_line, oc = p->loc_col;
+    if (!inlined && ol == 0) {
+        /* line 0: compiler-generated code with no line of its own; it stays
+         * attributed to the enclosing source line */
+        of = p->src_file;
+        ol = p->src_line;
+        oc = p->src_col;
+    } else if (inlined) {
+        of = at[0] > 0xffff ? 0xffff : (uint32_t)at[0];
+        ol = (uint32_t)at[1];
+        oc = at[2] > 0xffff ? 0xffff : (uint32_t)at[2];
+        const struct ploc *site = ploc_find(p, of, ol, oc);
+        if (site) {
+            of = site->of;
+            ol = site->ol;
+            oc = site->oc;
+        }
+    }
+    TRY(ploc_put(p, of, ol, oc));
+    p->src_file = of;
+    p->src_line = ol;
+    p->src_col = oc;
     return WL_OK;
 }
 
