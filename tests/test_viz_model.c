@@ -258,6 +258,8 @@ static void test_measured(void **state)
     assert_int_equal(mm->lanes_max, 2);
     assert_true(mm->time_us > 2.49 && mm->time_us < 2.51);
     assert_int_equal(mm->blocks[0].t0, 0); /* relative to the first block */
+    assert_int_equal(mm->nwarps, 24);
+    assert_int_equal(mm->hw_slots, 4); /* %warpid 0..3 */
     assert_true(mm->has_stalls);
     /* 3 / 6 long_scoreboard, tex_throttle (0.5 / 6) folded into misc */
     assert_true(mm->stalls[STALL_LONG_SCOREBOARD] > 0.499 &&

@@ -261,6 +261,19 @@ static void test_measured_beside_simulated(void **state)
     SDL_FreeSurface(surf);
     if (with < 1000)
         fail_msg("measured blocks: %ld pixels of their colour, want >= 1000", with);
+    /* per warp (key p): the measured warps of SM 0 in the lower half, none in the upper */
+    s.per_warp = 1;
+    surf = draw(&c, &s);
+    viz_rect top = {s.lay.plot.x, s.lay.plot.y, s.lay.plot.w, s.lay.plot.h / 2 - 20};
+    viz_rect low = {s.lay.plot.x, s.lay.plot.y + s.lay.plot.h / 2 + 20, s.lay.plot.w,
+                    s.lay.plot.h / 2 - 20};
+    long up = count_color(surf, top, viz_palette_ui(VIZ_C_MEASURED));
+    long down = count_color(surf, low, viz_palette_ui(VIZ_C_MEASURED));
+    SDL_FreeSurface(surf);
+    s.per_warp = 0;
+    if (up != 0 || down < 1000)
+        fail_msg("per-warp view: %ld measured pixels above, %ld below (want 0, >= 1000)", up,
+                 down);
     /* breakdown: the Nsight bar adds long_scoreboard red (half of the measured stalls) */
     s.view = VIZ_VIEW_BREAKDOWN;
     viz_measured *keep = m.meas;

@@ -22,7 +22,7 @@ typedef struct {
     int view, sm, sched, reason, regs, smem, w, h;
     int64_t cursor;
     double range_a, range_b;
-    int is_ptx;
+    int is_ptx, per_warp;
     int nrun; /* the run options (simulate-then-view form) */
     char **run_argv;
     char word_run[4], word_trace[8]; /* writable argv strings for `run` */
@@ -81,7 +81,9 @@ static int parse(int argc, char **argv, viz_opts *o)
                     !strcmp(a, "--lang") || (!strcmp(a, "--regs") || !strcmp(a, "--smem"));
         if (takes && !v)
             return usage_error("%s needs a value", a);
-        if (!strcmp(a, "--measured")) {
+        if (!strcmp(a, "--per-warp")) {
+            o->per_warp = 1;
+        } else if (!strcmp(a, "--measured")) {
             o->measured = v;
         } else if (!strcmp(a, "--png")) {
             o->png = v;
@@ -201,6 +203,7 @@ static void setup_state(viz_state *s, const viz_model *m, const viz_opts *o)
     s->reason_filter = o->reason;
     s->src_lines = (int)m->nlines;
     s->cursor = o->cursor;
+    s->per_warp = o->per_warp;
     if (o->range_b > o->range_a) {
         s->t0 = o->range_a;
         s->cpp = (o->range_b - o->range_a) / s->lay.plot.w;

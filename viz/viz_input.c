@@ -236,6 +236,7 @@ static int handle_key(viz_state *s, int key, int shift)
         else
             s->sched_filter = s->warp_filter = s->reason_filter = -1;
         return 1;
+    case 'p': s->per_warp = !s->per_warp; return 1;
     case 'q': s->quit = 1; return 1;
     default: return 0;
     }

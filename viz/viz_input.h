@@ -86,6 +86,7 @@ typedef struct {
     int reason_filter; /* stall reason, -1: every reason */
     int src_scroll;    /* first source line shown */
     int src_lines;     /* lines in the source (scroll limit) */
+    int per_warp;      /* measured view: warps of one SM instead of every block */
     int help;
     int dragging, drag_x;
     double drag_t0;

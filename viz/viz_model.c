@@ -34,6 +34,7 @@ void viz_measured_free(viz_measured *mm)
     if (!mm)
         return;
     free(mm->blocks);
+    free(mm->warps);
     free(mm);
 }
 

@@ -60,7 +60,10 @@ typedef struct {
     double probe_span_us; /* last block end - first block start of the probe run */
     viz_block *blocks;
     size_t nblocks;
+    viz_warp *warps; /* slot = the hardware warp id (%warpid) */
+    size_t nwarps;
     uint32_t sm_count, lanes_max; /* lanes_max: most blocks seen at once on one SM */
+    uint32_t hw_slots;            /* 1 + the largest %warpid seen */
     int has_stalls;
     double stalls[VIZ_NREASON]; /* Nsight Compute warp-state breakdown, any unit; sums to 1 */
 } viz_measured;

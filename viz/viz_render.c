@@ -202,13 +202,21 @@ static void legend_reasons(const viz_draw *d, int y)
     int x = L->legend.x + L->pad, sw = L->font_px, lh = viz_font_height(d->f, 0);
     vr_text(d, x, y, "warp states", VIZ_C_TEXT, VIZ_TEXT_BOLD);
     y += lh + L->pad / 2;
+    if (d->s->view == VIZ_VIEW_BREAKDOWN && d->m->meas && d->m->meas->has_stalls) {
+        vr_text(d, x, y, "share: simulated | measured", VIZ_C_DIM, VIZ_TEXT_SMALL);
+        y += lh;
+    }
     uint64_t total = 0;
     for (int i = 0; i < VIZ_NREASON; i++)
         total += d->m->kernel_reason[i];
     for (int i = 0; i < VIZ_NREASON; i++) {
         vr_fill(d, x, y + 2, sw, sw - 2, vr_reason(d, i));
         char t[64];
-        if (total)
+        const viz_measured *mm = d->m->meas;
+        if (total && d->s->view == VIZ_VIEW_BREAKDOWN && mm && mm->has_stalls)
+            snprintf(t, sizeof t, "%s %.1f%% | %.1f%%", stall_name(i),
+                     100.0 * (double)d->m->kernel_reason[i] / (double)total, 100.0 * mm->stalls[i]);
+        else if (total)
             snprintf(t, sizeof t, "%s %.1f%%", stall_name(i),
                      100.0 * (double)d->m->kernel_reason[i] / (double)total);
         else
@@ -287,6 +295,7 @@ static const char *const help_lines[][2] = {
     {". / ,", "step the cursor one cycle (Shift: 100)"},
     {"Space", "play / pause: the cursor runs through time"},
     {"[ / ]", "previous / next SM (SM view); Enter on the GPU view opens the SM under the mouse"},
+    {"p", "measured view: blocks of every SM / warps of one SM ([ and ] pick it)"},
     {"s / w / r", "filter by scheduler / warp slot / stall reason (Shift: backwards)"},
     {"Esc", "clear the filters (or close this help)"},
     {"Up / Down, PgUp / PgDn", "scroll the source view"},

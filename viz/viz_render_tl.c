@@ -393,6 +393,65 @@ void vr_view_sm(const viz_draw *d)
 
 /* ---- measured vs simulated ---------------------------------------------------------------- */
 
+/* Warps of one SM as bars, one row per warp slot (0 .. nrows-1) in [top, top + height); block
+ * parity picks the shade so consecutive blocks in a slot stay apart. */
+static void draw_warps(const viz_draw *d, const viz_warp *w, size_t n, uint32_t sm, uint32_t nrows,
+                       int top, int height, double to_cycles, viz_rgb even, viz_rgb odd)
+{
+    const viz_state *s = d->s;
+    const viz_rect *p = &d->L->plot;
+    double rh = (double)height / (nrows ? nrows : 1), tend = s->t0 + s->cpp * p->w;
+    for (size_t i = 0; i < n; i++) {
+        if (w[i].sm != sm || w[i].slot >= nrows)
+            continue;
+        double a = (double)w[i].t0 * to_cycles, e = (double)w[i].t1 * to_cycles;
+        if (e < s->t0 || a > tend)
+            continue;
+        int x0 = (int)floor(viz_input_x_of(s, a)), x1 = (int)ceil(viz_input_x_of(s, e));
+        x0 = x0 < p->x ? p->x : x0;
+        x1 = x1 > p->x + p->w ? p->x + p->w : x1;
+        int y = top + (int)floor(w[i].slot * rh), h = (int)floor(rh) > 2 ? (int)floor(rh) - 1 : 1;
+        vr_fill(d, x0, y, x1 > x0 + 2 ? x1 - x0 - 1 : 1, h, w[i].block % 2 ? odd : even);
+    }
+}
+
+/* 1 + the highest slot any warp of this SM used (rows to draw), at least 1. */
+static uint32_t slots_in_use(const viz_warp *w, size_t n, uint32_t sm)
+{
+    uint32_t most = 1;
+    for (size_t i = 0; i < n; i++)
+        if (w[i].sm == sm && w[i].slot + 1 > most)
+            most = w[i].slot + 1;
+    return most;
+}
+
+/* The per-warp comparison of one SM: simulated warps by slot above, the GPU's by %warpid. */
+static void measured_per_warp(const viz_draw *d, int top, int half, int lh)
+{
+    const viz_model *m = d->m;
+    const viz_measured *mm = m->meas;
+    const viz_rect *p = &d->L->plot;
+    uint32_t sm = (uint32_t)d->s->sm;
+    char t[256];
+    viz_rgb dim = vr_ui(VIZ_C_MEASURED);
+    dim = (viz_rgb){(uint8_t)(dim.r * 3 / 4), (uint8_t)(dim.g * 3 / 4), (uint8_t)(dim.b * 3 / 4)};
+    vr_fill(d, p->x, top + lh, p->w, half - lh / 2, vr_ui(VIZ_C_PANEL));
+    vr_fill(d, p->x, top + half + 2 * lh, p->w, half - lh / 2, vr_ui(VIZ_C_PANEL));
+    uint32_t rows_sim = slots_in_use(m->warps, m->nwarps, sm);
+    uint32_t rows_hw = slots_in_use(mm->warps, mm->nwarps, sm);
+    draw_warps(d, m->warps, m->nwarps, sm, rows_sim, top + lh, half - lh / 2, 1.0,
+               vr_ui(VIZ_C_WAVE_A), vr_ui(VIZ_C_WAVE_B));
+    draw_warps(d, mm->warps, mm->nwarps, sm, rows_hw, top + half + 2 * lh, half - lh / 2,
+               m->clock_mhz / 1000.0, vr_ui(VIZ_C_MEASURED), dim);
+    snprintf(t, sizeof t,
+             "simulated SM %u: one row per warp slot (0..%u), the shade alternates by block", sm,
+             rows_sim - 1);
+    vr_text(d, p->x + d->L->pad, top, t, VIZ_C_TEXT, VIZ_TEXT_BOLD | VIZ_TEXT_SMALL);
+    snprintf(t, sizeof t, "%s, SM %u (%%smid): one row per %%warpid (0..%u)%s", mm->gpu, sm,
+             rows_hw - 1, mm->nwarps ? "" : ": this file has no per-warp records");
+    vr_text(d, p->x + d->L->pad, top + half + lh, t, VIZ_C_TEXT, VIZ_TEXT_BOLD | VIZ_TEXT_SMALL);
+}
+
 void vr_view_measured(const viz_draw *d)
 {
     const viz_model *m = d->m;
@@ -409,6 +468,11 @@ void vr_view_measured(const viz_draw *d)
         return;
     }
     int half = (p->h - 2 * lh) / 2;
+    if (d->s->per_warp) {
+        measured_per_warp(d, p->y, half, lh);
+        vr_cursor(d, p->y + lh, p->y + p->h);
+        return;
+    }
     gpu_geom gs, gm; /* one row per SM id in both (%smid does not tell the GPC) */
     uint32_t msms = mm->sm_count ? mm->sm_count : 1;
     gpu_layout(m, m->sm_count, 0, p->y + lh, half - lh / 2, &gs);

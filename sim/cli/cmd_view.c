@@ -24,6 +24,7 @@ static const char view_usage[] =
     "  --cursor C      put the cycle cursor at C (source view: highlights that warp's line)\n"
     "  --reason NAME   highlight one stall reason (Nsight name), grey the others\n"
     "  --sched K       show only scheduler K's warps in the sm view\n"
+    "  --per-warp      measured view: the warps of SM --sm instead of every SM's blocks\n"
     "  --regs N, --smem BYTES   the launch's registers / shared memory for the occupancy view\n"
     "                  (default: ptxas -v on the trace's PTX when available)\n"
     "  --lang en|zh    language of the legend descriptions\n"
