@@ -514,9 +514,9 @@ static wl_status validate(const lesson_t *l, diag_t *d)
     for (int i = 0; i < l->nruns; i++) {
         const lesson_run *r = &l->runs[i];
         int spelled = r->ptx[0] || r->kernel[0] || r->grid[0] || r->block[0] || r->args[0];
-        if (r->case_name[0] && (spelled || r->smem >= 0 || r->regs))
+        if (r->case_name[0] && (spelled || r->smem >= 0))
             return diag_set(d, WL_EUSAGE, path, r->line, 0,
-                            "[run.%s]: give either case or ptx/kernel/grid/block/args, not both",
+                            "[run.%s]: give either case or ptx/kernel/grid/block/smem/args",
                             r->name);
         if (!r->case_name[0] && !(r->ptx[0] && r->kernel[0] && r->grid[0] && r->block[0]))
             return diag_set(d, WL_EUSAGE, path, r->line, 0,

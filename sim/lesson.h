@@ -11,7 +11,9 @@
  *   [run.NAME]       a kernel launch: either `case = CASE` (the launch of that name in
  *                    gpu/cases-sim.txt) or ptx, kernel, grid, block, smem, regs, args (the --arg
  *                    SPECs separated by blanks); measured = CASE in gpu/measured/<arch>/ (defaults
- *                    to `case`); label, label_zh
+ *                    to `case`); label, label_zh; regs = what ptxas 13.0 reports for sm_90 (as in
+ *                    the case's measured attributes.num_regs), so that occupancy does not depend
+ *                    on whether ptxas is installed (never applied to a student's kernel)
  *   [occupancy.NAME] block, regs, smem, carveout; measured = yes looks the same launch up in
  *                    gpu/measured/<arch>/occupancy-sweep.csv; label, label_zh
  *   [arch.NAME]      name = an arch file's stem (h200, rtx3090, ...); label, label_zh

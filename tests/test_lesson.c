@@ -18,6 +18,8 @@
 #include "lesson_expr.h"
 #include "testutil.h"
 
+static int have_tool(const char *tool);
+
 static const char good[] =
     "; a comment\n"
     "[lesson]\n"
@@ -299,7 +301,7 @@ static void test_list(void **state)
 {
     (void)state;
     tu_result r;
-    int st = tu_warplab(&r, "lesson", "list", NULL);
+    int st = tu_warplab(&r, "lesson", "list", "--lang", "en", NULL);
     if (st != 0)
         fail_msg("lesson list exited %d: %s", st, r.err);
     int lines = 0;
@@ -321,7 +323,7 @@ static void check_lesson(int n)
     char num[8];
     snprintf(num, sizeof num, "%d", n);
     tu_result r;
-    int st = tu_warplab(&r, "lesson", num, "--check", NULL);
+    int st = tu_warplab(&r, "lesson", num, "--check", "--lang", "en", NULL);
     int pass = 0, skip = 0;
     for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
         if (!strncmp(line, "  FAIL", 6))
@@ -351,7 +353,7 @@ static void test_lesson_table(void **state)
 {
     (void)state;
     tu_result r;
-    int st = tu_warplab(&r, "lesson", "3", NULL);
+    int st = tu_warplab(&r, "lesson", "3", "--lang", "en", NULL);
     if (st != 0 || !strstr(r.out, "Latency hiding and occupancy") ||
         !strstr(r.out, "registers      6") || !strstr(r.out, "Takeaway:") ||
         !strstr(r.out, "warplab lesson 3 --check"))
@@ -367,15 +369,21 @@ static void test_student_ptx(void **state)
 {
     (void)state;
     tu_result r;
-    /* the lesson's unchanged kernel: one block per SM, so the goal is not met (exit 1) */
-    int st = tu_warplab(&r, "lesson", "1", "--check",
+    int st;
+    /* the lesson's unchanged kernel: one block per SM, so the goal is not met (exit 1); a
+     * student's registers come from ptxas (without it, from run's rough estimate) */
+    if (have_tool("ptxas")) {
+        st = tu_warplab(&r, "lesson", "1", "--check", "--lang", "en",
                         tu_path("lessons/01-hardware-map/fill_sm.ptx"), NULL);
-    if (st != 1 || !strstr(r.out, "FAIL  two_blocks") || !strstr(r.out, "values: 1 == 2") ||
-        !strstr(r.out, "PASS  same_result"))
-        fail_msg("lesson 1 --check fill_sm.ptx exited %d:\n%s\n%s", st, r.out, r.err);
-    tu_free(&r);
+        if (st != 1 || !strstr(r.out, "FAIL  two_blocks") || !strstr(r.out, "values: 1 == 2") ||
+            !strstr(r.out, "PASS  same_result"))
+            fail_msg("lesson 1 --check fill_sm.ptx exited %d:\n%s\n%s", st, r.out, r.err);
+        tu_free(&r);
+    } else {
+        printf("ptxas not installed: the register-dependent student check is not exercised\n");
+    }
     /* the correct neighbour exchange meets every goal (exit 0) */
-    st = tu_warplab(&r, "lesson", "2", "--check",
+    st = tu_warplab(&r, "lesson", "2", "--lang", "en", "--check",
                     tu_path("lessons/02-warps-and-lanes/neighbour.ptx"), NULL);
     if (st != 0 || !strstr(r.out, "Goal met"))
         fail_msg("lesson 2 --check neighbour.ptx exited %d:\n%s\n%s", st, r.out, r.err);
@@ -390,7 +398,7 @@ static void test_png(void **state)
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/pics", tu_tmpdir());
     tu_result r;
-    int st = tu_warplab(&r, "lesson", "10", "--png", dir, NULL);
+    int st = tu_warplab(&r, "lesson", "10", "--lang", "en", "--png", dir, NULL);
     if (st == 0) {
         char png[4300];
         snprintf(png, sizeof png, "%s/lesson10-tail.png", dir);
@@ -409,13 +417,14 @@ static void test_png(void **state)
     tu_free(&r);
 }
 
-static int have_nvcc(void)
+/* 1 when an executable named tool is on $PATH. */
+static int have_tool(const char *tool)
 {
     const char *path = getenv("PATH");
     char buf[4096], file[4200];
     snprintf(buf, sizeof buf, "%s", path ? path : "");
     for (char *dir = strtok(buf, ":"); dir; dir = strtok(NULL, ":")) {
-        snprintf(file, sizeof file, "%s/nvcc", dir);
+        snprintf(file, sizeof file, "%s/%s", dir, tool);
         if (access(file, X_OK) == 0)
             return 1;
     }
@@ -425,13 +434,13 @@ static int have_nvcc(void)
 static void test_student_cu(void **state)
 {
     (void)state;
-    if (!have_nvcc()) {
+    if (!have_tool("nvcc")) {
         printf("nvcc not installed: the .cu path of --check is not exercised here\n");
         skip();
     }
     tu_result r;
     /* the exercise as handed out lacks its barrier: the result differs from the original's */
-    int st = tu_warplab(&r, "lesson", "2", "--check",
+    int st = tu_warplab(&r, "lesson", "2", "--lang", "en", "--check",
                         tu_path("lessons/02-warps-and-lanes/neighbour_exercise.cu"), NULL);
     if (st != 1 || !strstr(r.out, "FAIL  same_result") || !strstr(r.out, "differs"))
         fail_msg("lesson 2 --check neighbour_exercise.cu exited %d:\n%s\n%s", st, r.out, r.err);
@@ -443,7 +452,7 @@ static void test_student_cu(void **state)
     assert_non_null(f);
     fputs("extern \"C\" __global__ void pw_neighbour( { }\n", f);
     fclose(f);
-    st = tu_warplab(&r, "lesson", "2", "--check", path, NULL);
+    st = tu_warplab(&r, "lesson", "2", "--lang", "en", "--check", path, NULL);
     if (st != 1 || !strstr(r.err, "nvcc could not compile"))
         fail_msg("broken .cu exited %d:\n%s", st, r.err);
     tu_free(&r);
@@ -491,7 +500,7 @@ static void test_broken_lesson_file(void **state)
     char *saved = old ? strdup(old) : NULL;
     setenv("WARPLAB_ROOT", tmp, 1);
     tu_result r;
-    int st = tu_warplab(&r, "lesson", "5", NULL);
+    int st = tu_warplab(&r, "lesson", "5", "--lang", "en", NULL);
     if (saved)
         setenv("WARPLAB_ROOT", saved, 1);
     free(saved);

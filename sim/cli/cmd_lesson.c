@@ -531,6 +531,8 @@ int cmd_lesson(int argc, char **argv)
             return cli_usage_error(CMD, "unknown option '%s'", a);
         } else if (!which) {
             which = a;
+        } else if (check && !check_file) {
+            check_file = a; /* lesson N --check --lang zh FILE */
         } else {
             return cli_usage_error(CMD, "unexpected argument '%s'", a);
         }

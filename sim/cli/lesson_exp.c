@@ -221,6 +221,11 @@ void lexp_run(lexp_session *s, const lesson_run *r, lexp_result *e, const char *
     av[ac++] = s->self;
     av[ac++] = "run";
     const char *entry = student_ptx && s->l->ex_entry[0] ? s->l->ex_entry : NULL;
+    if (r->regs && !student_ptx) {
+        snprintf(regs, sizeof regs, "%d", r->regs);
+        av[ac++] = "--regs";
+        av[ac++] = regs;
+    }
     if (r->case_name[0]) {
         if (case_argv(s, r->case_name, student_ptx, entry, av, &ac, store, sizeof store,
                       e->error, sizeof e->error))
@@ -238,11 +243,6 @@ void lexp_run(lexp_session *s, const lesson_run *r, lexp_result *e, const char *
             snprintf(smem, sizeof smem, "%ld", r->smem);
             av[ac++] = "--smem";
             av[ac++] = smem;
-        }
-        if (r->regs) {
-            snprintf(regs, sizeof regs, "%d", r->regs);
-            av[ac++] = "--regs";
-            av[ac++] = regs;
         }
         char copy[sizeof r->args], *save;
         snprintf(copy, sizeof copy, "%s", r->args);
