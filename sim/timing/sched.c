@@ -71,26 +71,12 @@ static uint8_t classify(const exec_step_info *in)
     }
 }
 
-static uint32_t queue_depth(const tctx *c) { return c->queue_depth; }
-
-/* First cycle at which the queue has room: the oldest of the last `depth` departures. */
-static uint64_t queue_ready(const uint64_t *ring, uint32_t pos) { return ring[pos]; }
 
 /* Fills the scheduler-level conditions (queue, pipe) of w's pending instruction. */
-static void shared_conds(const tctx *c, const tsmsp *sp, tw *w)
+static inline void shared_conds(const tsmsp *sp, tw *w)
 {
-    (void)c;
-    w->T[C_QUEUE] = 0;
-    w->T[C_PIPE] = 0;
-    switch (w->res) {
-    case RES_LG: w->T[C_QUEUE] = queue_ready(sp->lg_ring, sp->lg_pos); break;
-    case RES_MIO: w->T[C_QUEUE] = queue_ready(sp->mio_ring, sp->mio_pos); break;
-    case RES_ALU: w->T[C_PIPE] = sp->pipe_free[PIPE_ALU]; break;
-    case RES_FMA: w->T[C_PIPE] = sp->pipe_free[PIPE_FMA]; break;
-    case RES_FP64: w->T[C_PIPE] = sp->pipe_free[PIPE_FP64]; break;
-    case RES_MMA: w->T[C_PIPE] = sp->pipe_free[PIPE_MMA]; break;
-    default: break;
-    }
+    w->T[C_QUEUE] = sp->qready[w->res];
+    w->T[C_PIPE] = sp->pready[w->res];
 }
 
 static int cond_reason(const tw *w, int k)
@@ -254,7 +240,9 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     }
     sp->mio_last = depart;
     sp->mio_ring[sp->mio_pos] = depart;
-    sp->mio_pos = (sp->mio_pos + 1) % queue_depth(c);
+    sp->mio_pos = (sp->mio_pos + 1) % c->queue_depth;
+    /* room again when the oldest of the last `depth` entries has left */
+    sp->qready[RES_MIO] = sp->mio_ring[sp->mio_pos];
     return ready;
 }
 
@@ -268,7 +256,8 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     sp->lsu_free = depart + (uint64_t)a->issue_lsu;
     sp->lg_last = depart;
     sp->lg_ring[sp->lg_pos] = depart;
-    sp->lg_pos = (sp->lg_pos + 1) % queue_depth(c);
+    sp->lg_pos = (sp->lg_pos + 1) % c->queue_depth;
+    sp->qready[RES_LG] = sp->lg_ring[sp->lg_pos];
     uint64_t sectors[64];
     uint32_t nlines = 0;
     uint32_t ns = ldst_coalesce(in, (uint32_t)a->sector_bytes, (uint32_t)a->line_bytes, sectors,
@@ -314,19 +303,19 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     uint8_t kind = SB_FIXED;
     switch (w->res) {
     case RES_ALU:
-        sp->pipe_free[PIPE_ALU] = t + (uint64_t)a->issue_alu;
+        sp->pready[RES_ALU] = t + (uint64_t)a->issue_alu;
         ready = t + math_latency(c, in);
         break;
     case RES_FMA:
-        sp->pipe_free[PIPE_FMA] = t + (uint64_t)a->issue_fma;
+        sp->pready[RES_FMA] = t + (uint64_t)a->issue_fma;
         ready = t + math_latency(c, in);
         break;
     case RES_FP64:
-        sp->pipe_free[PIPE_FP64] = t + (uint64_t)a->issue_fp64;
+        sp->pready[RES_FP64] = t + (uint64_t)a->issue_fp64;
         ready = t + (uint64_t)a->lat_fp64;
         break;
     case RES_MMA:
-        sp->pipe_free[PIPE_MMA] = t + TIMING_ISSUE_MMA;
+        sp->pready[RES_MMA] = t + TIMING_ISSUE_MMA;
         ready = t + TIMING_LAT_MMA;
         break;
     case RES_MIO:
@@ -438,22 +427,6 @@ static void retire(tctx *c, tsmsp *sp, tw *w, uint64_t t, tblock **done, int *nd
         done[(*ndone)++] = w->blk;
 }
 
-/* Cycle from which a scheduler-level resource (queue, pipe) lets an instruction of class res
- * issue. */
-static uint64_t shared_ready(const tctx *c, const tsmsp *sp, uint8_t res)
-{
-    (void)c;
-    switch (res) {
-    case RES_LG: return queue_ready(sp->lg_ring, sp->lg_pos);
-    case RES_MIO: return queue_ready(sp->mio_ring, sp->mio_pos);
-    case RES_ALU: return sp->pipe_free[PIPE_ALU];
-    case RES_FMA: return sp->pipe_free[PIPE_FMA];
-    case RES_FP64: return sp->pipe_free[PIPE_FP64];
-    case RES_MMA: return sp->pipe_free[PIPE_MMA];
-    default: return 0;
-    }
-}
-
 wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
 {
     timing_result *r = c->res;
@@ -478,7 +451,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
             o++;
             continue;
         }
-        shared_conds(c, sp, w);
+        shared_conds(sp, w);
         charge_to(c, w, t);
         if (w->state == TW_DRAIN && w->t_drain <= t) {
             retire(c, sp, w, t, done, &ndone);
@@ -524,8 +497,8 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         uint64_t e = sp->ens[i];
         if (e == T_INF)
             continue;
-        uint64_t q = shared_ready(c, sp, sp->wres[i]);
-        e = max64(max64(e, q), t + 1);
+        uint8_t res = sp->wres[i];
+        e = max64(max64(e, sp->qready[res]), max64(sp->pready[res], t + 1));
         if (e < next)
             next = e;
     }

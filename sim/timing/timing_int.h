@@ -59,7 +59,6 @@ enum {
 
 /* Resources an instruction needs at issue. */
 enum { RES_NONE, RES_ALU, RES_FMA, RES_FP64, RES_MMA, RES_MIO, RES_LG, RES_COUNT };
-enum { PIPE_ALU, PIPE_FMA, PIPE_FP64, PIPE_MMA, PIPE_COUNT };
 
 /* Scoreboard kinds: which stall reason a pending register write gives. */
 enum { SB_FIXED, SB_SHORT, SB_LONG };
@@ -145,7 +144,8 @@ typedef struct tsmsp {
     uint32_t last_slot;     /* lrr rotation / gto greedy warp */
     tw *last_warp;
     uint64_t pend_seq;
-    uint64_t pipe_free[PIPE_COUNT];
+    /* per RES_* class: first cycle its queue has room / its pipe is free (0 when n/a) */
+    uint64_t qready[RES_COUNT], pready[RES_COUNT];
     uint64_t sfu_free, lsu_free;
     uint64_t lg_ring[16], mio_ring[16]; /* departure cycles of the last `depth` entries */
     uint32_t lg_pos, mio_pos;
