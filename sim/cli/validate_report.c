@@ -1,0 +1,338 @@
+/* validate_report: figures and reports of `warplab validate`; see validate_report.h. */
+#include "validate_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#ifdef WL_HAVE_VIEWER
+#include "viz_scatter.h"
+#endif
+
+#define MAX_PAIRS 64
+#define N_OUTLIERS 5
+
+typedef struct {
+    char name[64], fast[96], slow[96], what[160];
+    int line;
+    int ok;                     /* both cases predicted */
+    double meas_ratio, pred_ratio; /* slow / fast */
+    int direction_ok, within;
+} vpair;
+
+typedef struct {
+    int ran, failed, included, stall_total, stall_agree;
+    double mape, mape_all, pearson;
+    int outliers[N_OUTLIERS], noutliers;
+    vpair pairs[MAX_PAIRS];
+    int npairs, pairs_direction_ok, pairs_within, pairs_ok;
+    int pairs_missing_file;
+} vsummary;
+
+static double err_of(const vcase *c)
+{
+    return (c->predicted_us - c->measured_us) / c->measured_us;
+}
+
+static int included(const vcase *c)
+{
+    return c->status == 0 && c->measured_us >= VREP_MIN_US;
+}
+
+static const vcase *find(const vcase *v, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v[i].name, name))
+            return &v[i];
+    return NULL;
+}
+
+/* Reads the pairs file; 0 ok (a missing file is noted, not an error), else WL_EUSAGE. */
+static int read_pairs(const char *path, const vcase *v, int n, vsummary *s)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        s->pairs_missing_file = 1;
+        return 0;
+    }
+    char buf[512];
+    int line = 0;
+    while (fgets(buf, sizeof buf, f)) {
+        line++;
+        if (!strchr(buf, '\n') && !feof(f)) {
+            fclose(f);
+            fprintf(stderr, "warplab validate: %s:%d: line longer than 510 characters\n", path, line);
+            return WL_EUSAGE;
+        }
+        char *p = buf + strspn(buf, " \t");
+        if (*p == '#' || *p == '\n' || !*p)
+            continue;
+        if (s->npairs == MAX_PAIRS) {
+            fclose(f);
+            fprintf(stderr, "warplab validate: %s:%d: more than %d pairs\n", path, line, MAX_PAIRS);
+            return WL_EUSAGE;
+        }
+        vpair *q = &s->pairs[s->npairs];
+        memset(q, 0, sizeof *q);
+        int used = 0;
+        if (sscanf(p, "%63s %95s %95s %n", q->name, q->fast, q->slow, &used) != 3) {
+            fclose(f);
+            fprintf(stderr, "warplab validate: %s:%d:1: expected NAME FAST_CASE SLOW_CASE "
+                            "DESCRIPTION\n", path, line);
+            return WL_EUSAGE;
+        }
+        snprintf(q->what, sizeof q->what, "%s", p + used);
+        q->what[strcspn(q->what, "\n")] = 0;
+        q->line = line;
+        const vcase *a = find(v, n, q->fast), *b = find(v, n, q->slow);
+        s->npairs++;
+        if (!a || !b || a->status || b->status)
+            continue; /* not measured or not predicted: shown as n/a */
+        q->ok = 1;
+        q->meas_ratio = b->measured_us / a->measured_us;
+        q->pred_ratio = b->predicted_us / a->predicted_us;
+        q->direction_ok = (q->meas_ratio >= 1) == (q->pred_ratio >= 1);
+        q->within = fabs(q->pred_ratio / q->meas_ratio - 1.0) <= VREP_PAIR_TOL;
+        s->pairs_ok++;
+        s->pairs_direction_ok += q->direction_ok;
+        s->pairs_within += q->direction_ok && q->within;
+    }
+    fclose(f);
+    return 0;
+}
+
+static void summarise(const vcase *v, int n, vsummary *s)
+{
+    double sum = 0, sum_all = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        const vcase *c = &v[i];
+        if (c->status) {
+            s->failed++;
+            continue;
+        }
+        s->ran++;
+        sum_all += fabs(err_of(c));
+        if (c->ncu_top[0]) {
+            s->stall_total++;
+            s->stall_agree += !strcmp(c->ncu_top, c->top);
+        }
+        if (!included(c))
+            continue;
+        s->included++;
+        sum += fabs(err_of(c));
+        double x = log(c->measured_us), y = log(c->predicted_us);
+        sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
+    }
+    s->mape = s->included ? 100.0 * sum / s->included : NAN;
+    s->mape_all = s->ran ? 100.0 * sum_all / s->ran : NAN;
+    double k = s->included;
+    double cov = sxy - sx * sy / k, vx = sxx - sx * sx / k, vy = syy - sy * sy / k;
+    s->pearson = k >= 2 && vx > 0 && vy > 0 ? cov / sqrt(vx * vy) : NAN;
+    /* the largest |error| first (selection: n is small) */
+    for (int o = 0; o < N_OUTLIERS; o++) {
+        int best = -1;
+        for (int i = 0; i < n; i++) {
+            int taken = v[i].status != 0;
+            for (int j = 0; j < s->noutliers; j++)
+                taken |= s->outliers[j] == i;
+            if (!taken && (best < 0 || fabs(err_of(&v[i])) > fabs(err_of(&v[best]))))
+                best = i;
+        }
+        if (best < 0)
+            break;
+        s->outliers[s->noutliers++] = best;
+    }
+}
+
+/* ---- text and markdown ---------------------------------------------------------------------- */
+
+static void print_pairs_text(const vsummary *s, const char *pairs_file, int md)
+{
+    if (s->pairs_missing_file) {
+        printf("%s(no pairs file %s)\n", md ? "\n" : "", pairs_file);
+        return;
+    }
+    if (md)
+        printf("\n| relationship | faster | slower | measured ratio | predicted ratio | direction | "
+               "within %.0f%% |\n|---|---|---|---:|---:|---|---|\n", VREP_PAIR_TOL * 100);
+    else
+        printf("\nLesson relationships (%s): slower / faster time\n", pairs_file);
+    for (int i = 0; i < s->npairs; i++) {
+        const vpair *q = &s->pairs[i];
+        if (md && !q->ok)
+            printf("| %s | %s | %s | n/a | n/a | n/a | n/a |\n", q->what, q->fast, q->slow);
+        else if (md)
+            printf("| %s | %s | %s | %.2fx | %.2fx | %s | %s |\n", q->what, q->fast, q->slow,
+                   q->meas_ratio, q->pred_ratio, q->direction_ok ? "right" : "WRONG",
+                   q->within ? "yes" : "no");
+        else if (!q->ok)
+            printf("  %-22s %s < %s: not measured or not predicted\n", q->name, q->fast, q->slow);
+        else
+            printf("  %-22s %-16s < %-16s measured %5.2fx  predicted %5.2fx  %s%s%s\n", q->name,
+                   q->fast, q->slow, q->meas_ratio, q->pred_ratio,
+                   q->direction_ok ? "direction right" : "DIRECTION WRONG",
+                   q->within ? ", within 25%" : ", off by more than 25%",
+                   q->meas_ratio < 1 ? " (the hardware has them the other way round)" : "");
+    }
+    if (!md)
+        printf("  %d of %d in the right direction, %d of them within %.0f%% of the measured ratio\n",
+               s->pairs_direction_ok, s->pairs_ok, s->pairs_within, VREP_PAIR_TOL * 100);
+}
+
+static void print_text(const char *arch, const vcase *v, int n, const vsummary *s,
+                       const char *pairs_file, int md)
+{
+    if (md)
+        printf("| case | measured us | predicted us | error | top stall: model | top stall: "
+               "Nsight Compute |\n|---|---:|---:|---:|---|---|\n");
+    else
+        printf("warplab validate: %s, %d measured cases\n%-20s %12s %12s %8s  %-17s %s\n", arch, n,
+               "case", "measured_us", "predicted_us", "error", "top stall (model)", "(ncu)");
+    for (int i = 0; i < n; i++) {
+        const vcase *c = &v[i];
+        const char *mark = c->measured_us < VREP_MIN_US ? " *" : "";
+        if (c->status && md)
+            printf("| %s | %.2f | failed | | | %s |\n", c->name, c->measured_us, c->ncu_top);
+        else if (c->status)
+            printf("%-20s %12.2f %12s %8s  %s\n", c->name, c->measured_us, "FAILED", "", c->msg);
+        else if (md)
+            printf("| %s%s | %.2f | %.2f | %+.1f%% | %s | %s |\n", c->name, mark, c->measured_us,
+                   c->predicted_us, 100 * err_of(c), c->top, c->ncu_top[0] ? c->ncu_top : "n/a");
+        else
+            printf("%-20s %12.2f %12.2f %+7.1f%%  %-17s %s%s\n", c->name, c->measured_us,
+                   c->predicted_us, 100 * err_of(c), c->top, c->ncu_top[0] ? c->ncu_top : "n/a",
+                   mark);
+    }
+    printf("\n%sMean absolute error: %.1f%% over %d cases of %.0f us or more (%.1f%% over all %d "
+           "predicted)%s\n", md ? "- " : "", s->mape, s->included, VREP_MIN_US, s->mape_all,
+           s->ran, md ? "" : "; * = shorter, not counted");
+    printf("%sCorrelation (Pearson, log time): %.3f\n", md ? "- " : "", s->pearson);
+    printf("%sTop stall reason agrees with Nsight Compute: %d of %d cases\n", md ? "- " : "",
+           s->stall_agree, s->stall_total);
+    if (s->failed)
+        printf("%sCases that failed to run: %d\n", md ? "- " : "", s->failed);
+    printf("%sBiggest outliers:", md ? "- " : "");
+    for (int i = 0; i < s->noutliers; i++)
+        printf("%s %s %+.1f%%", i ? "," : "", v[s->outliers[i]].name, 100 * err_of(&v[s->outliers[i]]));
+    printf("\n");
+    print_pairs_text(s, pairs_file, md);
+}
+
+/* ---- JSON ----------------------------------------------------------------------------------- */
+
+static void print_json(const char *arch, const vcase *v, int n, const vsummary *s)
+{
+    cJSON *o = cJSON_CreateObject(), *cases = cJSON_AddArrayToObject(o, "cases");
+    cJSON_AddStringToObject(o, "arch", arch);
+    for (int i = 0; i < n; i++) {
+        const vcase *c = &v[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "case", c->name);
+        cJSON_AddNumberToObject(j, "measured_us", c->measured_us);
+        cJSON_AddStringToObject(j, "top_stall_ncu", c->ncu_top);
+        if (c->status == 0) {
+            cJSON_AddNumberToObject(j, "predicted_us", c->predicted_us);
+            cJSON_AddNumberToObject(j, "error", err_of(c));
+            cJSON_AddBoolToObject(j, "counted", included(c));
+            cJSON_AddNumberToObject(j, "cycles", (double)c->cycles);
+            cJSON_AddNumberToObject(j, "warp_instructions", (double)c->warp_instructions);
+            cJSON_AddNumberToObject(j, "dram_bytes", (double)c->dram_bytes);
+            cJSON_AddNumberToObject(j, "l1_hit_rate", c->l1_hit);
+            cJSON_AddNumberToObject(j, "l2_hit_rate", c->l2_hit);
+            cJSON_AddStringToObject(j, "top_stall_model", c->top);
+            cJSON_AddNumberToObject(j, "sim_seconds", c->sim_s);
+        } else {
+            cJSON_AddNumberToObject(j, "status", c->status);
+            cJSON_AddStringToObject(j, "error_message", c->msg);
+        }
+        cJSON_AddItemToArray(cases, j);
+    }
+    cJSON_AddNumberToObject(o, "min_us", VREP_MIN_US);
+    cJSON_AddNumberToObject(o, "cases_counted", s->included);
+    cJSON_AddNumberToObject(o, "cases_failed", s->failed);
+    if (isfinite(s->mape))
+        cJSON_AddNumberToObject(o, "mape_pct", s->mape);
+    if (isfinite(s->mape_all))
+        cJSON_AddNumberToObject(o, "mape_all_pct", s->mape_all);
+    if (isfinite(s->pearson))
+        cJSON_AddNumberToObject(o, "pearson_log", s->pearson);
+    cJSON *out = cJSON_AddArrayToObject(o, "outliers");
+    for (int i = 0; i < s->noutliers; i++)
+        cJSON_AddItemToArray(out, cJSON_CreateString(v[s->outliers[i]].name));
+    cJSON *st = cJSON_AddObjectToObject(o, "stall_agreement");
+    cJSON_AddNumberToObject(st, "agree", s->stall_agree);
+    cJSON_AddNumberToObject(st, "cases", s->stall_total);
+    cJSON *pairs = cJSON_AddArrayToObject(o, "pairs");
+    for (int i = 0; i < s->npairs; i++) {
+        const vpair *q = &s->pairs[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "name", q->name);
+        cJSON_AddStringToObject(j, "faster", q->fast);
+        cJSON_AddStringToObject(j, "slower", q->slow);
+        cJSON_AddStringToObject(j, "description", q->what);
+        if (q->ok) {
+            cJSON_AddNumberToObject(j, "measured_ratio", q->meas_ratio);
+            cJSON_AddNumberToObject(j, "predicted_ratio", q->pred_ratio);
+            cJSON_AddBoolToObject(j, "direction_ok", q->direction_ok);
+            cJSON_AddBoolToObject(j, "within_25pct", q->within);
+        }
+        cJSON_AddItemToArray(pairs, j);
+    }
+    char *text = cJSON_Print(o);
+    if (text)
+        printf("%s\n", text);
+    free(text);
+    cJSON_Delete(o);
+}
+
+static int write_png(const char *path, const vcase *v, int n, const vsummary *s)
+{
+#ifdef WL_HAVE_VIEWER
+    double *x = calloc((size_t)n + 1, sizeof *x), *y = calloc((size_t)n + 1, sizeof *y);
+    const char **lab = calloc((size_t)n + 1, sizeof *lab);
+    int k = 0;
+    for (int i = 0; x && y && lab && i < n; i++)
+        if (v[i].status == 0) {
+            x[k] = v[i].measured_us;
+            y[k] = v[i].predicted_us;
+            lab[k++] = v[i].name;
+        }
+    char title[160];
+    snprintf(title, sizeof title, "predicted vs measured kernel time: MAPE %.1f%%, r(log) %.3f",
+             s->mape, s->pearson);
+    diag_t d;
+    diag_clear(&d);
+    wl_status st = x && y && lab ? viz_scatter_png(path, x, y, lab, k, title,
+                                                   "measured on the H200 (us)",
+                                                   "predicted by warplab (us)", &d)
+                                 : diag_set(&d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    free(x);
+    free(y);
+    free(lab);
+    return st == WL_OK ? 0 : cli_report(&d);
+#else
+    (void)v, (void)n, (void)s;
+    return cli_usage_error("validate", "--png %s: this warplab was built without the viewer "
+                                       "(SDL2, SDL2_ttf, SDL2_image)", path);
+#endif
+}
+
+int vrep_print(const char *arch, const vcase *v, int n, const char *pairs_file, vrep_format fmt,
+               const char *png)
+{
+    vsummary s;
+    memset(&s, 0, sizeof s);
+    summarise(v, n, &s);
+    if (read_pairs(pairs_file, v, n, &s))
+        return WL_EUSAGE;
+    if (fmt == VREP_JSON)
+        print_json(arch, v, n, &s);
+    else
+        print_text(arch, v, n, &s, pairs_file, fmt == VREP_MARKDOWN);
+    fflush(stdout);
+    return png ? write_png(png, v, n, &s) : 0;
+}

@@ -1,0 +1,37 @@
+/* validate_report: the figures and reports of `warplab validate` (cmd_validate.c runs the
+ * cases): error per case, mean absolute percentage error, Pearson correlation of log times,
+ * outliers, lesson relationships (gpu/validate-pairs.txt), top-stall agreement; text, JSON,
+ * Markdown and the scatter PNG. */
+#ifndef WL_VALIDATE_REPORT_H
+#define WL_VALIDATE_REPORT_H
+
+#include <stdint.h>
+
+#define VREP_MIN_US 10.0   /* issue #6: the accuracy target covers cases of 10 us or more */
+#define VREP_PAIR_TOL 0.25 /* a predicted ratio within 25% of the measured one */
+#define MAX_ARGS 16
+
+typedef struct {
+    char name[96], ptx[256], kernel[128];
+    uint32_t grid[3], block[3], smem;
+    int nargs, regs;
+    char *args[MAX_ARGS];
+    double measured_us;
+    char ncu_top[32];       /* Nsight Compute's largest stall ("" without ncu data) */
+    /* prediction */
+    int status;             /* wl_status of the run; -1 not run */
+    double predicted_us, sim_s, l1_hit, l2_hit;
+    uint64_t cycles, warp_instructions, dram_bytes;
+    char top[32];
+    char msg[512];
+} vcase;
+
+typedef enum { VREP_TEXT, VREP_JSON, VREP_MARKDOWN } vrep_format;
+
+/* Prints the report of n cases (status WL_OK = predicted) in the given format on stdout.
+ * pairs_file: "NAME FAST SLOW DESCRIPTION..." lines (missing file: no pairs, a note). png: a
+ * scatter plot path or NULL. Returns 0, or WL_EUSAGE when the pairs file or the PNG fails. */
+int vrep_print(const char *arch, const vcase *v, int n, const char *pairs_file, vrep_format fmt,
+               const char *png);
+
+#endif
