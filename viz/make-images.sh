@@ -31,6 +31,7 @@ set -- --size 1366x768
 "$warplab" view "$trace" "$@" --png "$out/viewer-sm-zoom.png" --view sm --sm 3 --range 20000:26000
 "$warplab" view "$trace" "$@" --png "$out/viewer-breakdown.png" --view breakdown
 "$warplab" view "$trace" "$@" --png "$out/viewer-measured.png" --view measured
+"$warplab" view "$trace" "$@" --png "$out/viewer-measured-warps.png" --view measured --per-warp --sm 3
 "$warplab" view "$trace" "$@" --png "$out/viewer-occupancy.png" --view occupancy
 "$warplab" view "$trace" "$@" --png "$out/viewer-source.png" --view source --sm 3 --cursor 22000
 "$warplab" view "$trace" "$@" --png "$out/viewer-sm-zh.png" --view sm --sm 3 --range 20000:26000 \
