@@ -213,7 +213,9 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->queue_depth = a->lsu_queue_depth < 1 ? 1 : a->lsu_queue_depth > 16 ? 16 : (uint32_t)a->lsu_queue_depth;
     c->sms = calloc((size_t)c->nsm, sizeof *c->sms);
     c->sp = calloc((size_t)c->nsm * (size_t)c->nsub, sizeof *c->sp);
-    if (!c->sms || !c->sp)
+    c->scratch_blocks = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_blocks);
+    c->scratch_warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_warps);
+    if (!c->sms || !c->sp || !c->scratch_blocks || !c->scratch_warps)
         return oom(c);
     int gpc = 0, left = a->gpc_count > 0 ? a->gpc_sms[0] : c->nsm;
     for (int s = 0; s < c->nsm; s++) {
@@ -339,6 +341,8 @@ static void teardown(tctx *c)
         }
     free(c->sms);
     free(c->sp);
+    free(c->scratch_blocks);
+    free(c->scratch_warps);
     mem_destroy(c->mem);
     exec_prog_destroy(c->prog);
 }

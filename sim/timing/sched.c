@@ -436,8 +436,8 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * their reason (a higher-priority condition than any scheduler resource) and are charged
      * when they are next looked at. For each: account the cycles since it was last charged,
      * retire it when drained, charge this cycle when it cannot issue, else collect it. */
-    tblock *done[64];
-    tw *el[256];
+    tblock **done = c->scratch_blocks; /* max_warps_per_sm + 1 entries each */
+    tw **el = c->scratch_warps;
     int ndone = 0, nel = 0, o = 0, nretired = 0;
     for (int i = 0; i < sp->nwarps; i++) {
         tw *w = sp->warps[i];
@@ -462,7 +462,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         sp->ens[o] = sp->ens[i];
         sp->wres[o] = sp->wres[i];
         w->idx = o++;
-        if (eligible(w, t) && nel < 256) {
+        if (eligible(w, t)) {
             if (c->policy != SCHED_TWO_LEVEL || w->in_active)
                 el[nel++] = w;
             else

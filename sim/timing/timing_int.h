@@ -187,6 +187,8 @@ typedef struct tctx {
     uint64_t age_seq;
     uint32_t queue_depth;
     uint32_t smem_pool;     /* shared memory per SM of the launch's carveout (occupancy) */
+    struct tblock **scratch_blocks; /* sched_eval's lists, max_warps_per_sm + 1 entries */
+    tw **scratch_warps;
     uint64_t progress_next;
 } tctx;
 
