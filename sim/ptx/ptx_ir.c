@@ -6,6 +6,10 @@
 #include "ptx.h"
 #include "ptx_int.h"
 
+/* The IR stays compact: the executor walks these arrays in its hot loop. */
+_Static_assert(sizeof(ptx_operand) == 32, "ptx_operand is 32 bytes");
+_Static_assert(sizeof(ptx_insn) == 64, "ptx_insn is 64 bytes");
+
 /* ---------------- arena ---------------- */
 /* A list of chunks; big requests get their own chunk. Everything a module
  * points to lives here, so freeing a module is freeing its chunks. */
