@@ -8,7 +8,8 @@
 
 /* The IR stays compact: the executor walks these arrays in its hot loop. */
 _Static_assert(sizeof(ptx_operand) == 32, "ptx_operand is 32 bytes");
-_Static_assert(sizeof(ptx_insn) == 64, "ptx_insn is 64 bytes");
+_Static_assert(sizeof(ptx_insn) == 64,
+               "ptx_insn is 64 bytes (appending EXEC: fields is fine: update this check)");
 
 /* ---------------- arena ---------------- */
 /* A list of chunks; big requests get their own chunk. Everything a module
