@@ -481,7 +481,9 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
                          "where a value belongs)", isa_name(in->ir->op));
     default:
         t->pc++;
-        if (m)
+        if (m && in->fast)
+            in->fast(in, regs, m);
+        else if (m)
             st = xop_exec(in, regs, m, &W->carry, d);
         break;
     }

@@ -45,7 +45,7 @@ typedef struct {
     uint8_t opnd;      /* which operand (for addresses) */
 } xpre;
 
-typedef struct {
+typedef struct xinsn_s {
     uint16_t op;
     uint8_t t0, t1, k0, k1, w0, w1; /* types, kinds, widths in bits */
     uint8_t unit, lat, vec, space;  /* space: XS_* for memory instructions */
@@ -58,6 +58,9 @@ typedef struct {
     xpre pre[3];
     xop o[XMAX_OPS];
     const ptx_insn *ir;
+    /* Direct handler for the hottest plain forms (32-bit integer ALU ops, f32 add/mul/fma
+     * round-to-nearest, moves); NULL: go through xop_exec's general dispatch. */
+    void (*fast)(const struct xinsn_s *in, uint64_t *regs, uint32_t m);
 } xinsn;
 
 /* Calls of functions without a body that the executor provides itself. */
@@ -162,6 +165,8 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d);
 /* xop.c: executes an arithmetic/logic/conversion instruction for lanes in m.
  * Returns WL_OK or WL_EUNSUPPORTED (d set). */
 wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry, diag_t *d);
+/* Picks in->fast for the forms that have a direct handler (called by the decoder). */
+void xop_pick_fast(xinsn *in);
 /* xmem.c */
 wl_status xmem_exec(exec_block *b, int warp, const xinsn *in, uint32_t m, exec_step_info *out,
                     diag_t *d);

@@ -446,6 +446,7 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
         }
         if (x->guard >= (int32_t)(scratch0 + XNSCRATCH))
             x->op = PTX_OP_COUNT;
+        xop_pick_fast(x);
         if (is_mem_op(in->op)) {
             const xop *a = NULL;
             for (uint32_t k = 0; k < x->nops; k++)

@@ -440,6 +440,46 @@ wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
     return st;
 }
 
+/* fma.rn.f32 for 32 lanes. With the host's FMA instruction (checked at run time) it is one
+ * correctly rounded operation per lane. Without it: a*b is exact in a double; s = a*b + c rounds
+ * once in double and once more to float, which is wrong only when s lands exactly on a float
+ * midpoint (or in the subnormal range): those lanes are redone exactly. Same bits either way. */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static void fma32_hw(const uint64_t *A, const uint64_t *B,
+                                                         const uint64_t *C, uint64_t *T)
+{
+    LOOP(T[l] = FB(__builtin_fmaf(F(A[l]), F(B[l]), F(C[l]))));
+}
+#define HAVE_FMA_HW() __builtin_cpu_supports("fma")
+#else
+#define HAVE_FMA_HW() 0
+static void fma32_hw(const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *T)
+{
+    LOOP(T[l] = FB(fmaf(F(A[l]), F(B[l]), F(C[l]))));
+}
+#endif
+
+static void fma32_rn(const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *Dv)
+{
+    if (HAVE_FMA_HW()) {
+        fma32_hw(A, B, C, Dv);
+        return;
+    }
+    uint64_t redo[32], any = 0;
+    LOOP({
+        double s2 = (double)F(A[l]) * (double)F(B[l]) + (double)F(C[l]);
+        uint64_t sb = semf_bits64(s2);
+        redo[l] = ((sb & 0x1fffffffu) == 0x10000000u) |
+                  ((sb & 0x7fffffffffffffffu) < UINT64_C(0x3810000000000000));
+        Dv[l] = FB((float)s2);
+    });
+    LOOP(any |= redo[l]);
+    if (any)
+        for (int l = 0; l < 32; l++)
+            if (redo[l])
+                Dv[l] = FB(semf_fma32(F(A[l]), F(B[l]), F(C[l]), SEMF_RN));
+}
+
 static wl_status exec_float(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d)
 {
     int k = in->k0, w = in->w0, op = in->op;
@@ -491,22 +531,7 @@ static wl_status exec_float(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_
             return WL_OK;
         case PTX_OP_FMA: case PTX_OP_MAD:
             if (fast) {
-                /* a*b is exact in a double; s = a*b + c rounds once in double and once more to
-                 * float, which is wrong only when s lands exactly on a float midpoint (or in the
-                 * subnormal range): those lanes are redone exactly. */
-                uint64_t redo[32], any = 0;
-                LOOP({
-                    double s2 = (double)F(A[l]) * (double)F(B[l]) + (double)F(C[l]);
-                    uint64_t sb = semf_bits64(s2);
-                    redo[l] = ((sb & 0x1fffffffu) == 0x10000000u) |
-                              ((sb & 0x7fffffffffffffffu) < UINT64_C(0x3810000000000000));
-                    Dv[l] = FB((float)s2);
-                });
-                LOOP(any |= redo[l]);
-                if (any)
-                    for (int l = 0; l < 32; l++)
-                        if (redo[l])
-                            Dv[l] = FB(semf_fma32(F(A[l]), F(B[l]), F(C[l]), SEMF_RN));
+                fma32_rn(A, B, C, Dv);
             } else
                 LOOP(Dv[l] = fput(semf_fma32((float)fget(A[l], k, w, ftz),
                                              (float)fget(B[l], k, w, ftz),
@@ -778,5 +803,94 @@ static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t 
         });
         return WL_OK;
     default: return unsup(in, d);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Direct handlers: one tight loop each, no dispatch; chosen at decode time by xop_pick_fast.   */
+#define FAST2(name, expr)                                                                          \
+    static void name(const xinsn *in, uint64_t *regs, uint32_t m)                                  \
+    {                                                                                              \
+        const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);                 \
+        uint64_t T[32];                                                                            \
+        LOOP(T[l] = (expr));                                                                       \
+        commit(XR(regs, in->o[0].slot), T, m);                                                     \
+    }
+#define FAST3(name, expr)                                                                          \
+    static void name(const xinsn *in, uint64_t *regs, uint32_t m)                                  \
+    {                                                                                              \
+        const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);                 \
+        const uint64_t *C = XR(regs, in->o[3].slot);                                               \
+        uint64_t T[32];                                                                            \
+        LOOP(T[l] = (expr));                                                                       \
+        commit(XR(regs, in->o[0].slot), T, m);                                                     \
+    }
+FAST2(f_add32, (uint32_t)(A[l] + B[l]))
+FAST2(f_sub32, (uint32_t)(A[l] - B[l]))
+FAST2(f_mul32, (uint32_t)(A[l] * B[l]))
+FAST2(f_and32, (uint32_t)(A[l] & B[l]))
+FAST2(f_or32, (uint32_t)(A[l] | B[l]))
+FAST2(f_xor32, (uint32_t)(A[l] ^ B[l]))
+FAST2(f_add64, A[l] + B[l])
+FAST2(f_shl32, (uint32_t)B[l] >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << (B[l] & 31)))
+FAST2(f_shru32, (uint32_t)B[l] >= 32 ? 0 : (uint32_t)A[l] >> (B[l] & 31))
+FAST2(f_fadd, FB(F(A[l]) + F(B[l])))
+FAST2(f_fmul, FB(F(A[l]) * F(B[l])))
+FAST3(f_mad32, (uint32_t)(A[l] * B[l] + C[l]))
+FAST2(f_mulwide_s32, (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]))
+FAST2(f_mulwide_u32, (A[l] & 0xffffffffu) * (B[l] & 0xffffffffu))
+
+static void f_ffma(const xinsn *in, uint64_t *regs, uint32_t m)
+{
+    uint64_t T[32];
+    fma32_rn(XR(regs, in->o[1].slot), XR(regs, in->o[2].slot), XR(regs, in->o[3].slot), T);
+    commit(XR(regs, in->o[0].slot), T, m);
+}
+
+static void f_mov(const xinsn *in, uint64_t *regs, uint32_t m)
+{
+    const uint64_t *A = XR(regs, in->o[1].slot);
+    uint64_t T[32], dm = zx(~UINT64_C(0), in->o[0].bits);
+    LOOP(T[l] = A[l] & dm);
+    commit(XR(regs, in->o[0].slot), T, m);
+}
+
+void xop_pick_fast(xinsn *in)
+{
+    in->fast = NULL;
+    if (in->nops < 2 || in->o[0].kind != XO_SLOT || in->flags || in->guard_neg > 1)
+        return;
+    for (int k = 1; k < in->nops; k++)
+        if (in->o[k].kind != XO_SLOT || in->o[k].neg)
+            return;
+    int dst32 = in->o[0].bits == 32, dst64 = in->o[0].bits == 64;
+    int i32 = (in->k0 == XK_U || in->k0 == XK_S || in->k0 == XK_B) && in->w0 == 32 && dst32;
+    int i64 = (in->k0 == XK_U || in->k0 == XK_S || in->k0 == XK_B) && in->w0 == 64 && dst64;
+    int f32 = in->k0 == XK_F && in->w0 == 32 && dst32 &&
+              (in->round == PTX_RND_NONE || in->round == PTX_RND_RN);
+    int lo = in->mul == PTX_MUL_NONE || in->mul == PTX_MUL_LO;
+    switch (in->op) {
+    case PTX_OP_MOV:
+        if (in->nops == 2 && in->o[0].bits >= 32)
+            in->fast = f_mov;
+        break;
+    case PTX_OP_ADD: in->fast = i32 ? f_add32 : i64 ? f_add64 : f32 ? f_fadd : NULL; break;
+    case PTX_OP_SUB: in->fast = i32 ? f_sub32 : NULL; break;
+    case PTX_OP_MUL:
+        if (i32 && lo)
+            in->fast = f_mul32;
+        else if (f32)
+            in->fast = f_fmul;
+        else if (in->mul == PTX_MUL_WIDE && in->w0 == 32 && dst64)
+            in->fast = in->k0 == XK_S ? f_mulwide_s32 : f_mulwide_u32;
+        break;
+    case PTX_OP_MAD: in->fast = i32 && lo ? f_mad32 : f32 ? f_ffma : NULL; break;
+    case PTX_OP_FMA: in->fast = f32 ? f_ffma : NULL; break;
+    case PTX_OP_AND: in->fast = i32 ? f_and32 : NULL; break;
+    case PTX_OP_OR: in->fast = i32 ? f_or32 : NULL; break;
+    case PTX_OP_XOR: in->fast = i32 ? f_xor32 : NULL; break;
+    case PTX_OP_SHL: in->fast = i32 ? f_shl32 : NULL; break;
+    case PTX_OP_SHR: in->fast = i32 && in->k0 != XK_S ? f_shru32 : NULL; break;
+    default: break;
     }
 }
