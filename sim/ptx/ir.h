@@ -280,7 +280,7 @@ typedef struct ptx_operand {
     uint8_t neg;     /* 1 for `!%p` (predicate source negated) */
     uint8_t space;   /* ptx_space, ADDR/SYM only */
     uint8_t symkind; /* ptx_symkind, ADDR/SYM only */
-    uint8_t nvec;    /* VEC: 2 or 4 (or 3, 8 where PTX allows); PAIR: 2 */
+    uint8_t nvec;    /* VEC: 1..4 elements as written; PAIR: 2 */
     uint16_t sreg;   /* SREG: ptx_sreg */
     int32_t reg;     /* REG: register index; ADDR: base register or PTX_NONE */
     int32_t sym;     /* ADDR/SYM: symbol index per symkind, or PTX_NONE; LABEL: insn index */
@@ -311,7 +311,8 @@ typedef struct ptx_insn {
     uint8_t space;    /* ptx_space of ld/st/atom/red/cvta/isspacep/prefetch; NONE = generic */
     uint8_t cache;    /* ptx_cacheop */
     uint8_t vec;      /* 1, 2, 4 (ld/st .v2/.v4) */
-    uint8_t mode;     /* per-opcode enum: shfl/vote/match/bar/testp/prmt/shf/mbar/cp.async */
+    uint8_t mode;     /* per-opcode enum: shfl/vote/match/bar/testp/prmt/shf/mbar/cp.async;
+                         griddepcontrol: 1 launch_dependents, 2 wait */
     uint8_t aop;      /* ptx_atomop: atom/red/redux/bar.red */
     uint8_t sem;      /* ptx_sem */
     uint8_t scope;    /* ptx_scope */
