@@ -177,6 +177,10 @@ static void test_views_toolbar_help(void **state)
     assert_true(s.help);
     key(&s, VIZ_K_ESC, 0);
     assert_false(s.help);
+    key(&s, 'p', 0);
+    assert_true(s.per_warp);
+    key(&s, 'p', 0);
+    assert_false(s.per_warp);
     key(&s, 'q', 0);
     assert_true(s.quit);
     assert_int_equal(viz_view_from_name("measured"), VIZ_VIEW_MEASURED);
