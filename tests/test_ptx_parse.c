@@ -848,6 +848,17 @@ static void test_isa_table(void **state)
             assert_true(isa_latclass(&in) < PTX_LAT_COUNT);
         }
     }
+    /* docs/ptx.md lists every opcode (generated from isa.def; must not drift) */
+    size_t dlen;
+    char *doc = tu_read_file(tu_path("docs/ptx.md"), &dlen);
+    assert_non_null(doc);
+    for (int op = 0; op < PTX_OP_COUNT; op++) {
+        char cell[64];
+        snprintf(cell, sizeof cell, "| `%s` |", isa_name(op));
+        if (!strstr(doc, cell))
+            fail_msg("docs/ptx.md's opcode table lacks %s", isa_name(op));
+    }
+    free(doc);
     assert_string_equal(isa_name(-1), "?");
     assert_string_equal(isa_name(PTX_OP_COUNT), "?");
     /* type-dependent units: integer ALU, IMAD on the FMA pipe, FP32, FP64 */
