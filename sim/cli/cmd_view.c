@@ -44,8 +44,8 @@ int cmd_view(int argc, char **argv)
         printf("%s\nstatus: this warplab was built without the viewer.\n", view_usage);
         return WL_OK;
     }
-    fprintf(stderr, "warplab view: error: this warplab was built without the viewer (SDL2, "
-                    "SDL2_ttf and SDL2_image were not found; install them and reconfigure with "
+    fprintf(stderr, "warplab view: error: this warplab was built without the viewer (it needs "
+                    "SDL2, SDL2_ttf and SDL2_image: install them and reconfigure with "
                     "-Dviewer=enabled)\n");
     return WL_EUSAGE;
 #endif
