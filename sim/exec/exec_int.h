@@ -165,6 +165,11 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d);
 /* xop.c: executes an arithmetic/logic/conversion instruction for lanes in m.
  * Returns WL_OK or WL_EUNSUPPORTED (d set). */
 wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry, diag_t *d);
+/* One-line WL_EUNSUPPORTED diag naming the opcode and type. */
+wl_status xop_unsup(const xinsn *in, diag_t *d);
+/* xopf.c: floating-point instructions into the lane temporary Dv; fma.rn.f32 of 32 lanes. */
+wl_status xopf_exec(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d);
+void xopf_fma32_rn(const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *Dv);
 /* Picks in->fast for the forms that have a direct handler (called by the decoder). */
 void xop_pick_fast(xinsn *in);
 /* xmem.c */

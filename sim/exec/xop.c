@@ -1,8 +1,8 @@
-/* xop: per-lane execution of arithmetic, logic, comparison, selection, move and conversion
- * instructions. One switch per warp instruction picks the operation and type; the lane loop runs
- * inside it, with a separate branch-free loop for the common all-32-lanes-active case.
- * Register slots hold a register's bits zero-extended to 64; every write masks to the
- * destination register's width. The semantics come from sem.h / semf.h. */
+/* xop: per-lane execution of integer arithmetic, logic, comparison, selection, move and
+ * conversion instructions (floating point is in xopf.c), and the direct handlers of the hottest
+ * forms. One switch per warp instruction picks the operation and type; the lane loops (xlane.h)
+ * run over all 32 lanes into a temporary and commit the active ones. Register slots hold a
+ * register's bits zero-extended to 64; every write masks to the destination register's width. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -11,153 +11,9 @@
 #include "ptx.h"
 #include "sem.h"
 #include "semf.h"
+#include "xlane.h"
 
-/* Lane loops run over all 32 lanes into a temporary (inactive lanes compute values that are
- * thrown away: every operation here is total, so that is harmless) and commit() copies the
- * active lanes to the destination: the loops have no aliasing and no mask test, so the compiler
- * can vectorise them. MLOOP visits the active lanes only (multi-destination ops). */
-#define LOOP(...)                                                                                  \
-    do {                                                                                           \
-        for (int l = 0; l < 32; l++) {                                                             \
-            __VA_ARGS__;                                                                           \
-        }                                                                                          \
-    } while (0)
-#define MLOOP(...)                                                                                 \
-    do {                                                                                           \
-        for (int l = 0; l < 32; l++)                                                               \
-            if ((m >> l) & 1) {                                                                    \
-                __VA_ARGS__;                                                                       \
-            }                                                                                      \
-    } while (0)
-
-static inline void commit(uint64_t *restrict dst, const uint64_t *restrict t, uint32_t m)
-{
-    if (m == XFULL) {
-        memcpy(dst, t, 32 * sizeof *t);
-        return;
-    }
-    while (m) { /* visit the set bits only: divergent code often has few lanes */
-        int l = __builtin_ctz(m);
-        dst[l] = t[l];
-        m &= m - 1;
-    }
-}
-
-static inline uint64_t zx(uint64_t v, int bits)
-{
-    return bits >= 64 ? v : v & ((UINT64_C(1) << bits) - 1);
-}
-
-static inline float F(uint64_t v)
-{
-    return semf_f32((uint32_t)v);
-}
-
-static inline double D(uint64_t v)
-{
-    return semf_f64(v);
-}
-
-/* f32 result bits: NaN becomes the canonical 0x7fffffff, as on the GPU. */
-static inline uint64_t FB(float f)
-{
-    uint32_t u = semf_bits32(f);
-    return (u & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : u;
-}
-
-static inline uint64_t DB(double f)
-{
-    return isnan(f) ? UINT64_C(0x7fffffffffffffff) : semf_bits64(f);
-}
-
-static semf_rnd frnd(const xinsn *in)
-{
-    switch (in->round) {
-    case PTX_RND_RZ: case PTX_RND_RZI: return SEMF_RZ;
-    case PTX_RND_RM: case PTX_RND_RMI: return SEMF_RM;
-    case PTX_RND_RP: case PTX_RND_RPI: return SEMF_RP;
-    default: return SEMF_RN;
-    }
-}
-
-static inline uint64_t ext(uint64_t v, int bits, int s)
-{
-    return s ? sem_sext(v, bits) : sem_zext(v, bits);
-}
-
-static semf_fmt hfmt(int kind)
-{
-    return (kind == XK_BF || kind == XK_BF2) ? SEMF_BF16 : SEMF_F16;
-}
-
-/* Decodes a float operand of kind k (F with width w, H, BF) to double; ftz flushes f32 inputs. */
-static inline double fget(uint64_t v, int k, int w, int ftz)
-{
-    if (k == XK_F)
-        return w == 64 ? D(v) : (double)(ftz ? semf_ftz(F(v)) : F(v));
-    return semf_decode(v & 0xffff, hfmt(k));
-}
-
-/* Encodes a double result as kind k / width w with rounding r; ftz/sat for f32. */
-static inline uint64_t fput(double x, int k, int w, semf_rnd r, int ftz, int sat)
-{
-    if (k == XK_F && w == 64)
-        return DB(sat ? (isnan(x) ? 0.0 : x < 0 ? 0.0 : x > 1 ? 1.0 : x) : x);
-    if (k == XK_F) {
-        float f = semf_f32((uint32_t)semf_round(x, 0, SEMF_F32, r));
-        if (ftz)
-            f = semf_ftz(f);
-        if (sat)
-            f = semf_sat(f);
-        return FB(f);
-    }
-    if (sat)
-        x = isnan(x) ? 0.0 : x < 0 ? 0.0 : x > 1 ? 1.0 : x;
-    return semf_round(x, 0, hfmt(k), r);
-}
-
-static int is_float(int k)
-{
-    return k == XK_F || k == XK_H || k == XK_BF || k == XK_H2 || k == XK_BF2;
-}
-
-/* Half-precision (f16/bf16, scalar or x2) ops computed in double and rounded once to the half
- * format: exact for add/sub/mul (the double result is exact) and fma (semf_fma_fmt). */
-static uint64_t half_op(int op, uint64_t a, uint64_t b, uint64_t c, int k, semf_rnd r, int sat,
-                        uint32_t flags)
-{
-    int pairs = (k == XK_H2 || k == XK_BF2) ? 2 : 1;
-    int sk = (k == XK_H2) ? XK_H : (k == XK_BF2) ? XK_BF : k;
-    uint64_t out = 0;
-    if (op == PTX_OP_NEG)
-        return a ^ (pairs == 2 ? 0x80008000u : 0x8000u);
-    if (op == PTX_OP_ABS)
-        return a & (pairs == 2 ? 0x7fff7fffu : 0x7fffu);
-    for (int h = 0; h < pairs; h++) {
-        double x = fget(a >> (16 * h), sk, 16, 0), y = fget(b >> (16 * h), sk, 16, 0);
-        double z = fget(c >> (16 * h), sk, 16, 0), v;
-        switch (op) {
-        case PTX_OP_ADD: v = x + y; break;
-        case PTX_OP_SUB: v = x - y; break;
-        case PTX_OP_MUL: v = x * y; break;
-        case PTX_OP_FMA: case PTX_OP_MAD: {
-            /* single rounding, exact (the product of two halves is exact in a double) */
-            uint64_t hb = semf_fma_fmt(x, y, z, hfmt(sk), r);
-            v = semf_decode(hb, hfmt(sk));
-            break;
-        }
-        case PTX_OP_MIN: v = semf_min(x, y, (flags & PTX_F_NAN) != 0); break;
-        case PTX_OP_MAX: v = semf_max(x, y, (flags & PTX_F_NAN) != 0); break;
-        default: v = NAN; break;
-        }
-        if ((flags & PTX_F_RELU) && !(v >= 0))
-            v = isnan(v) ? v : 0.0;
-        out |= (fput(v, sk, 16, r, 0, sat) & 0xffff) << (16 * h);
-    }
-    return out;
-}
-
-static wl_status unsup(const xinsn *in, diag_t *d)
+wl_status xop_unsup(const xinsn *in, diag_t *d)
 {
     return diag_set(d, WL_EUNSUPPORTED, NULL, (int)in->ir->line, (int)in->ir->col,
                     "unsupported by the executor: '%s' with type .%s", isa_name(in->ir->op),
@@ -264,7 +120,7 @@ static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t 
     if (dk == XK_H2 || dk == XK_BF2) {
         /* cvt.rn.f16x2.f32 d, a, b: a goes to the upper half, b to the lower. */
         if (in->nops < 3)
-            return unsup(in, d);
+            return xop_unsup(in, d);
         const uint64_t *B = XR(regs, in->o[2].slot);
         int hk = dk == XK_H2 ? XK_H : XK_BF;
         LOOP({
@@ -309,7 +165,7 @@ static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t 
         return WL_OK;
     }
     if (!is_float(dk))
-        return unsup(in, d);
+        return xop_unsup(in, d);
     semf_fmt df = dk == XK_F ? (dw == 64 ? SEMF_F64 : SEMF_F32) : hfmt(dk);
     if (!is_float(sk)) {
         int ss = sk == XK_S;
@@ -371,7 +227,6 @@ static wl_status exec_mov(const xinsn *in, uint64_t *regs, uint32_t m)
     return WL_OK;
 }
 
-static wl_status exec_float(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d);
 static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
                           uint64_t *Dv, diag_t *d);
 
@@ -414,14 +269,14 @@ static wl_status xop_one(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *
             return WL_OK;
         }
         if (win == 0 && in->space != XS_GLOBAL)
-            return unsup(in, d);
+            return xop_unsup(in, d);
         LOOP(Dv[l] = zx(to ? A[l] - win : A[l] + win, bits));
         return WL_OK;
     }
     default: break;
     }
     if (is_float(in->k0) || in->op == PTX_OP_TESTP)
-        return exec_float(in, regs, Dv, d);
+        return xopf_exec(in, regs, Dv, d);
     return exec_int(in, regs, m, carry, Dv, d);
 }
 
@@ -432,203 +287,12 @@ wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
     if (in->op == PTX_OP_SETP || in->op == PTX_OP_SET)
         return exec_setp(in, regs, m);
     if (in->o[0].kind != XO_SLOT || in->o[0].slot < 0)
-        return unsup(in, d);
+        return xop_unsup(in, d);
     uint64_t tmp[32];
     wl_status st = xop_one(in, regs, m, carry, tmp, d);
     if (st == WL_OK)
         commit(XR(regs, in->o[0].slot), tmp, m);
     return st;
-}
-
-/* fma.rn.f32 for 32 lanes. With the host's FMA instruction (checked at run time) it is one
- * correctly rounded operation per lane. Without it: a*b is exact in a double; s = a*b + c rounds
- * once in double and once more to float, which is wrong only when s lands exactly on a float
- * midpoint (or in the subnormal range): those lanes are redone exactly. Same bits either way. */
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma"))) static void fma32_hw(const uint64_t *A, const uint64_t *B,
-                                                         const uint64_t *C, uint64_t *T)
-{
-    LOOP(T[l] = FB(__builtin_fmaf(F(A[l]), F(B[l]), F(C[l]))));
-}
-#define HAVE_FMA_HW() __builtin_cpu_supports("fma")
-#else
-#define HAVE_FMA_HW() 0
-static void fma32_hw(const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *T)
-{
-    LOOP(T[l] = FB(fmaf(F(A[l]), F(B[l]), F(C[l]))));
-}
-#endif
-
-static void fma32_rn(const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *Dv)
-{
-    if (HAVE_FMA_HW()) {
-        fma32_hw(A, B, C, Dv);
-        return;
-    }
-    uint64_t redo[32], any = 0;
-    LOOP({
-        double s2 = (double)F(A[l]) * (double)F(B[l]) + (double)F(C[l]);
-        uint64_t sb = semf_bits64(s2);
-        redo[l] = ((sb & 0x1fffffffu) == 0x10000000u) |
-                  ((sb & 0x7fffffffffffffffu) < UINT64_C(0x3810000000000000));
-        Dv[l] = FB((float)s2);
-    });
-    LOOP(any |= redo[l]);
-    if (any)
-        for (int l = 0; l < 32; l++)
-            if (redo[l])
-                Dv[l] = FB(semf_fma32(F(A[l]), F(B[l]), F(C[l]), SEMF_RN));
-}
-
-static wl_status exec_float(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d)
-{
-    int k = in->k0, w = in->w0, op = in->op;
-    int ftz = (in->flags & PTX_F_FTZ) != 0, sat = (in->flags & PTX_F_SAT) != 0;
-    semf_rnd r = frnd(in);
-    int bits = in->o[0].bits;
-    const uint64_t *A = in->nops > 1 ? XR(regs, in->o[1].slot) : NULL;
-    const uint64_t *B = in->nops > 2 ? XR(regs, in->o[2].slot) : NULL;
-    const uint64_t *C = in->nops > 3 ? XR(regs, in->o[3].slot) : NULL;
-    if (op == PTX_OP_TESTP) {
-        int kk = in->k0 == XK_F ? XK_F : in->k1;
-        LOOP(Dv[l] = (uint64_t)semf_testp(in->mode - 1, fget(A[l], kk, w, 0), w == 64));
-        return WL_OK;
-    }
-    if (k != XK_F) { /* f16 / bf16 (x2) */
-        switch (op) {
-        case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MIN: case PTX_OP_MAX:
-            LOOP(Dv[l] = zx(half_op(op, A[l], B[l], 0, k, r, sat, in->flags), bits));
-            return WL_OK;
-        case PTX_OP_FMA: case PTX_OP_MAD:
-            LOOP(Dv[l] = zx(half_op(op, A[l], B[l], C[l], k, r, sat, in->flags), bits));
-            return WL_OK;
-        case PTX_OP_NEG: case PTX_OP_ABS:
-            LOOP(Dv[l] = zx(half_op(op, A[l], 0, 0, k, r, sat, in->flags), bits));
-            return WL_OK;
-        default: return unsup(in, d);
-        }
-    }
-    if (w == 32) {
-        int fast = r == SEMF_RN && !ftz && !sat;
-        switch (op) {
-        case PTX_OP_ADD: case PTX_OP_SUB: {
-            float sg = op == PTX_OP_SUB ? -1.0f : 1.0f;
-            if (fast)
-                LOOP(Dv[l] = FB(F(A[l]) + sg * F(B[l])));
-            else
-                LOOP(Dv[l] = fput(semf_add32(ftz ? semf_ftz(F(A[l])) : F(A[l]),
-                                             sg * (ftz ? semf_ftz(F(B[l])) : F(B[l])), r),
-                                  XK_F, 32, SEMF_RN, ftz, sat));
-            return WL_OK;
-        }
-        case PTX_OP_MUL:
-            if (fast)
-                LOOP(Dv[l] = FB(F(A[l]) * F(B[l])));
-            else
-                LOOP(Dv[l] = fput(semf_mul32((float)fget(A[l], k, w, ftz),
-                                             (float)fget(B[l], k, w, ftz), r),
-                                  XK_F, 32, SEMF_RN, ftz, sat));
-            return WL_OK;
-        case PTX_OP_FMA: case PTX_OP_MAD:
-            if (fast) {
-                fma32_rn(A, B, C, Dv);
-            } else
-                LOOP(Dv[l] = fput(semf_fma32((float)fget(A[l], k, w, ftz),
-                                             (float)fget(B[l], k, w, ftz),
-                                             (float)fget(C[l], k, w, ftz), r),
-                                  XK_F, 32, SEMF_RN, ftz, sat));
-            return WL_OK;
-        case PTX_OP_DIV:
-            /* div.rn is IEEE; div.approx / div.full are modelled exactly (error 0 <= spec) */
-            LOOP(Dv[l] = fput(semf_div32((float)fget(A[l], k, w, ftz),
-                                         (float)fget(B[l], k, w, ftz), r),
-                              XK_F, 32, SEMF_RN, ftz, sat));
-            return WL_OK;
-        case PTX_OP_SQRT: case PTX_OP_RCP:
-            if (!(in->flags & PTX_F_APPROX)) {
-                LOOP({
-                    float x = (float)fget(A[l], k, w, ftz);
-                    float v = op == PTX_OP_SQRT ? semf_sqrt32(x, r) : semf_div32(1.0f, x, r);
-                    Dv[l] = fput(v, XK_F, 32, SEMF_RN, ftz, sat);
-                });
-                return WL_OK;
-            }
-            /* .approx forms are SFU ops */
-            __attribute__((fallthrough));
-        case PTX_OP_RSQRT: case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_LG2:
-        case PTX_OP_EX2: case PTX_OP_TANH: {
-            semf_sfu f = op == PTX_OP_SQRT ? SEMF_SQRT : op == PTX_OP_RCP ? SEMF_RCP :
-                         op == PTX_OP_RSQRT ? SEMF_RSQRT : op == PTX_OP_SIN ? SEMF_SIN :
-                         op == PTX_OP_COS ? SEMF_COS : op == PTX_OP_LG2 ? SEMF_LG2 :
-                         op == PTX_OP_EX2 ? SEMF_EX2 : SEMF_TANH;
-            LOOP(Dv[l] = fput(semf_sfu32(f, (float)fget(A[l], k, w, ftz)), XK_F, 32, SEMF_RN,
-                              ftz, sat));
-            return WL_OK;
-        }
-        case PTX_OP_ABS:
-            LOOP(Dv[l] = semf_bits32((float)fget(A[l], k, w, ftz)) & 0x7fffffffu);
-            return WL_OK;
-        case PTX_OP_NEG:
-            LOOP(Dv[l] = semf_bits32((float)fget(A[l], k, w, ftz)) ^ 0x80000000u);
-            return WL_OK;
-        case PTX_OP_MIN: case PTX_OP_MAX: {
-            int np = (in->flags & PTX_F_NAN) != 0, relu = (in->flags & PTX_F_RELU) != 0;
-            LOOP({
-                double x = fget(A[l], k, w, ftz), y = fget(B[l], k, w, ftz);
-                double v = op == PTX_OP_MIN ? semf_min(x, y, np) : semf_max(x, y, np);
-                if (relu && v < 0)
-                    v = 0;
-                Dv[l] = FB((float)v);
-            });
-            return WL_OK;
-        }
-        case PTX_OP_COPYSIGN:
-            LOOP(Dv[l] = (B[l] & 0x7fffffffu) | (A[l] & 0x80000000u));
-            return WL_OK;
-        default: return unsup(in, d);
-        }
-    }
-    /* f64 */
-    switch (op) {
-    case PTX_OP_ADD: LOOP(Dv[l] = DB(semf_add64(D(A[l]), D(B[l]), r))); return WL_OK;
-    case PTX_OP_SUB: LOOP(Dv[l] = DB(semf_add64(D(A[l]), -D(B[l]), r))); return WL_OK;
-    case PTX_OP_MUL: LOOP(Dv[l] = DB(semf_mul64(D(A[l]), D(B[l]), r))); return WL_OK;
-    case PTX_OP_FMA: case PTX_OP_MAD:
-        LOOP(Dv[l] = DB(semf_fma64(D(A[l]), D(B[l]), D(C[l]), r)));
-        return WL_OK;
-    case PTX_OP_DIV: LOOP(Dv[l] = DB(semf_div64(D(A[l]), D(B[l]), r))); return WL_OK;
-    case PTX_OP_SQRT: case PTX_OP_RCP:
-        if (!(in->flags & PTX_F_APPROX)) {
-            if (op == PTX_OP_SQRT)
-                LOOP(Dv[l] = DB(semf_sqrt64(D(A[l]), r)));
-            else
-                LOOP(Dv[l] = DB(semf_div64(1.0, D(A[l]), r)));
-            return WL_OK;
-        }
-        __attribute__((fallthrough));
-    case PTX_OP_RSQRT: case PTX_OP_SIN: case PTX_OP_COS: case PTX_OP_LG2: case PTX_OP_EX2:
-    case PTX_OP_TANH: {
-        semf_sfu f = op == PTX_OP_SQRT ? SEMF_SQRT : op == PTX_OP_RCP ? SEMF_RCP :
-                     op == PTX_OP_RSQRT ? SEMF_RSQRT : op == PTX_OP_SIN ? SEMF_SIN :
-                     op == PTX_OP_COS ? SEMF_COS : op == PTX_OP_LG2 ? SEMF_LG2 :
-                     op == PTX_OP_EX2 ? SEMF_EX2 : SEMF_TANH;
-        LOOP(Dv[l] = DB(semf_sfu64(f, D(A[l]))));
-        return WL_OK;
-    }
-    case PTX_OP_ABS: LOOP(Dv[l] = A[l] & ~(UINT64_C(1) << 63)); return WL_OK;
-    case PTX_OP_NEG: LOOP(Dv[l] = A[l] ^ (UINT64_C(1) << 63)); return WL_OK;
-    case PTX_OP_MIN: case PTX_OP_MAX: {
-        int np = (in->flags & PTX_F_NAN) != 0;
-        LOOP(Dv[l] = DB(op == PTX_OP_MIN ? semf_min(D(A[l]), D(B[l]), np) :
-                                            semf_max(D(A[l]), D(B[l]), np)));
-        return WL_OK;
-    }
-    case PTX_OP_COPYSIGN:
-        LOOP(Dv[l] = (B[l] & ~(UINT64_C(1) << 63)) | (A[l] & (UINT64_C(1) << 63)));
-        return WL_OK;
-    default: return unsup(in, d);
-    }
-    (void)bits;
 }
 
 static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
@@ -650,7 +314,7 @@ static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t 
         case PTX_OP_OR: LOOP(Dv[l] = (uint64_t)(P(regs, &in->o[1], l) | P(regs, &in->o[2], l))); return WL_OK;
         case PTX_OP_XOR: LOOP(Dv[l] = (uint64_t)(P(regs, &in->o[1], l) ^ P(regs, &in->o[2], l))); return WL_OK;
         case PTX_OP_NOT: LOOP(Dv[l] = (uint64_t)!P(regs, &in->o[1], l)); return WL_OK;
-        default: return unsup(in, d);
+        default: return xop_unsup(in, d);
         }
     }
     switch (op) {
@@ -802,7 +466,7 @@ static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t 
             Dv[l] = zx(acc, 32);
         });
         return WL_OK;
-    default: return unsup(in, d);
+    default: return xop_unsup(in, d);
     }
 }
 
@@ -843,7 +507,7 @@ FAST2(f_mulwide_u32, (A[l] & 0xffffffffu) * (B[l] & 0xffffffffu))
 static void f_ffma(const xinsn *in, uint64_t *regs, uint32_t m)
 {
     uint64_t T[32];
-    fma32_rn(XR(regs, in->o[1].slot), XR(regs, in->o[2].slot), XR(regs, in->o[3].slot), T);
+    xopf_fma32_rn(XR(regs, in->o[1].slot), XR(regs, in->o[2].slot), XR(regs, in->o[3].slot), T);
     commit(XR(regs, in->o[0].slot), T, m);
 }
 
