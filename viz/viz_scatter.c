@@ -71,16 +71,19 @@ static void draw(SDL_Renderer *r, viz_font *f, const viz_scatter_data *p, int lo
     color(r, viz_palette_ui(VIZ_C_PANEL));
     SDL_RenderFillRect(r, &(SDL_Rect){ML, MT, w, h});
     viz_rgb text = viz_palette_ui(VIZ_C_TEXT), dim = viz_palette_ui(VIZ_C_DIM);
+    viz_rgb grid = viz_palette_ui(VIZ_C_GRID), panel = viz_palette_ui(VIZ_C_PANEL);
+    viz_rgb minor = {(uint8_t)((grid.r + panel.r) / 2), (uint8_t)((grid.g + panel.g) / 2),
+                     (uint8_t)((grid.b + panel.b) / 2)}; /* 2x and 5x lines */
     /* grid: decades (labelled) and 2x, 5x */
+    static const int mult[] = {1, 2, 5};
     for (int e = lo; e <= hi; e++)
-        for (int m = 1; m <= 5; m *= (m == 1 ? 2 : 5)) {
+        for (int mi = 0; mi < 3; mi++) {
+            int m = mult[mi];
             double v = m * pow(10, e);
             if (v > pow(10, hi) * 1.0001)
                 break;
             int px = viz_scatter_pos(v, lo, hi, w), py = viz_scatter_pos(v, lo, hi, h);
-            color(r, m == 1 ? viz_palette_ui(VIZ_C_GRID) : viz_palette_ui(VIZ_C_PANEL));
-            if (m != 1)
-                SDL_SetRenderDrawColor(r, 70, 70, 80, 255);
+            color(r, m == 1 ? grid : minor);
             SDL_RenderDrawLine(r, ML + px, MT, ML + px, MT + h);
             SDL_RenderDrawLine(r, ML, MT + h - py, ML + w, MT + h - py);
             if (m == 1) {

@@ -257,7 +257,8 @@ static int simulate(const arch_t *a, vcase *c)
     devmem_t *mem = devmem_create(0);
     uint8_t params[4096] = {0};
     if (!k || !mem)
-        st = diag_set(&d, WL_EUSAGE, path, 0, 0, "%s", mem ? "no such kernel" : "out of memory");
+        st = mem ? diag_set(&d, WL_EUSAGE, path, 0, 0, "no kernel '%s' in this PTX", c->kernel)
+                 : diag_set(&d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     else if ((int)k->nparams != c->nargs)
         st = diag_set(&d, WL_EUSAGE, NULL, 0, 0, "kernel %s has %u parameters, the case gives %d",
                       c->kernel, (unsigned)k->nparams, c->nargs);

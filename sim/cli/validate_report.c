@@ -183,6 +183,16 @@ static void print_pairs_text(const vsummary *s, const char *pairs_file, int md)
                s->pairs_direction_ok, s->pairs_ok, s->pairs_within, VREP_PAIR_TOL * 100);
 }
 
+/* A number with `digits` decimals and a suffix, or "n/a" when it is not finite (no case
+ * counted, fewer than two cases). */
+static void fmt_num(char *buf, size_t size, int digits, const char *suffix, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, size, "%.*f%s", digits, v, suffix);
+    else
+        snprintf(buf, size, "n/a");
+}
+
 static void print_text(const char *arch, const vcase *v, int n, const vsummary *s,
                        const char *pairs_file, int md)
 {
@@ -207,10 +217,14 @@ static void print_text(const char *arch, const vcase *v, int n, const vsummary *
                    c->predicted_us, 100 * err_of(c), c->top, c->ncu_top[0] ? c->ncu_top : "n/a",
                    mark);
     }
-    printf("\n%sMean absolute error: %.1f%% over %d cases of %.0f us or more (%.1f%% over all %d "
-           "predicted)%s\n", md ? "- " : "", s->mape, s->included, VREP_MIN_US, s->mape_all,
-           s->ran, md ? "" : "; * = shorter, not counted");
-    printf("%sCorrelation (Pearson, log time): %.3f\n", md ? "- " : "", s->pearson);
+    char mape[32], all[32], r[32];
+    fmt_num(mape, sizeof mape, 1, "%", s->mape);
+    fmt_num(all, sizeof all, 1, "%", s->mape_all);
+    fmt_num(r, sizeof r, 3, "", s->pearson);
+    printf("\n%sMean absolute error: %s over %d cases of %.0f us or more (%s over all %d "
+           "predicted)%s\n", md ? "- " : "", mape, s->included, VREP_MIN_US, all, s->ran,
+           md ? "" : "; * = shorter, not counted");
+    printf("%sCorrelation (Pearson, log time): %s\n", md ? "- " : "", r);
     printf("%sTop stall reason agrees with Nsight Compute: %d of %d cases\n", md ? "- " : "",
            s->stall_agree, s->stall_total);
     if (s->failed)
@@ -301,9 +315,11 @@ static int write_png(const char *path, const vcase *v, int n, const vsummary *s)
             y[k] = v[i].predicted_us;
             lab[k++] = v[i].name;
         }
-    char title[160];
-    snprintf(title, sizeof title, "predicted vs measured kernel time: MAPE %.1f%%, r(log) %.3f",
-             s->mape, s->pearson);
+    char title[160], mape[32], r[32];
+    fmt_num(mape, sizeof mape, 1, "%", s->mape);
+    fmt_num(r, sizeof r, 3, "", s->pearson);
+    snprintf(title, sizeof title, "predicted vs measured kernel time: mean |error| %s, r(log) %s",
+             mape, r);
     diag_t d;
     diag_clear(&d);
     wl_status st = x && y && lab ? viz_scatter_png(path, x, y, lab, k, title,

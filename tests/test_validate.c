@@ -1,0 +1,253 @@
+/* test_validate: `warplab validate` end to end on crafted measured files (tests/data/validate/:
+ * two tiny ilp kernels with made-up "measured" times, a pairs file, broken inputs). Checks the
+ * per-case figures against the JSON's own numbers, the aggregates against values recomputed
+ * here, the pairs' ratios against the crafted times, determinism across -j, the --predictions
+ * round trip, and every error path (exit status and one line naming the problem). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "testutil.h"
+
+#define MEAS "tests/data/validate/measured"
+#define PAIRS "tests/data/validate/pairs.txt"
+
+static void expect_status(const tu_result *r, int want, const char *what)
+{
+    if (r->status != want)
+        fail_msg("%s: exit %d, expected %d\nstdout: %s\nstderr: %s", what, r->status, want, r->out,
+                 r->err);
+}
+
+static void expect_has(const char *text, const char *needle, const char *what)
+{
+    if (!strstr(text, needle))
+        fail_msg("%s: '%s' not in:\n%s", what, needle, text);
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    if (!cJSON_IsNumber(v))
+        fail_msg("key %s missing or not a number", key);
+    return v->valuedouble;
+}
+
+static const cJSON *case_of(const cJSON *j, const char *name)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "cases"))
+    {
+        const cJSON *n = cJSON_GetObjectItem(c, "case");
+        if (cJSON_IsString(n) && !strcmp(n->valuestring, name))
+            return c;
+    }
+    fail_msg("case %s not in the JSON", name);
+    return NULL;
+}
+
+static cJSON *run_json(const char *jobs)
+{
+    tu_result r;
+    tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+               tu_path(PAIRS), "--json", "-j", jobs, NULL);
+    expect_status(&r, 0, "validate --json");
+    expect_has(r.err, "[2/2]", "progress on stderr");
+    cJSON *j = cJSON_Parse(r.out);
+    if (!j)
+        fail_msg("stdout is not JSON:\n%s", r.out);
+    tu_free(&r);
+    return j;
+}
+
+static void test_json_figures(void **state)
+{
+    (void)state;
+    cJSON *j = run_json("1");
+    const cJSON *dep = case_of(j, "tiny_dep"), *ind = case_of(j, "tiny_indep");
+    double md = num(dep, "measured_us"), pd = num(dep, "predicted_us");
+    double mi = num(ind, "measured_us"), pi = num(ind, "predicted_us");
+    if (md != 12.5 || mi != 4.0)
+        fail_msg("measured times %.3f %.3f, expected the crafted 12.5 and 4.0", md, mi);
+    if (!(pd > 0 && pi > 0))
+        fail_msg("predicted %.3f %.3f, expected > 0", pd, pi);
+    if (fabs(num(dep, "error") - (pd - md) / md) > 1e-9)
+        fail_msg("error %.6f vs (p - m) / m = %.6f", num(dep, "error"), (pd - md) / md);
+    if (num(dep, "cycles") <= 0 || num(dep, "warp_instructions") <= 0)
+        fail_msg("cycles %.0f, instructions %.0f", num(dep, "cycles"),
+                 num(dep, "warp_instructions"));
+    /* dependent FMA chains run longer than independent ones in the model too */
+    if (!(pd > pi))
+        fail_msg("predicted dependent %.3f us <= independent %.3f us", pd, pi);
+    /* only tiny_dep (12.5 us) is >= 10 us: MAPE is its |error|, all-case MAPE the mean */
+    if (num(j, "cases_counted") != 1)
+        fail_msg("cases counted %.0f, expected 1", num(j, "cases_counted"));
+    double e1 = fabs(pd - md) / md * 100, e2 = fabs(pi - mi) / mi * 100;
+    if (fabs(num(j, "mape_pct") - e1) > 1e-6 || fabs(num(j, "mape_all_pct") - (e1 + e2) / 2) > 1e-6)
+        fail_msg("mape %.4f / all %.4f, expected %.4f / %.4f", num(j, "mape_pct"),
+                 num(j, "mape_all_pct"), e1, (e1 + e2) / 2);
+    if (cJSON_GetObjectItem(j, "pearson_log"))
+        fail_msg("Pearson reported from a single counted case");
+    const cJSON *st = cJSON_GetObjectItem(j, "stall_agreement");
+    if (num(st, "cases") != 1)
+        fail_msg("stall agreement over %.0f cases, expected 1 (only tiny_dep has ncu)",
+                 num(st, "cases"));
+    /* pairs: ratio slow/fast from the crafted times; the missing case has no ratio */
+    const cJSON *pairs = cJSON_GetObjectItem(j, "pairs");
+    if (cJSON_GetArraySize(pairs) != 2)
+        fail_msg("%d pairs, expected 2", cJSON_GetArraySize(pairs));
+    const cJSON *p0 = cJSON_GetArrayItem(pairs, 0), *p1 = cJSON_GetArrayItem(pairs, 1);
+    if (fabs(num(p0, "measured_ratio") - 12.5 / 4.0) > 1e-9 ||
+        fabs(num(p0, "predicted_ratio") - pd / pi) > 1e-9)
+        fail_msg("pair ratios %.4f %.4f, expected %.4f %.4f", num(p0, "measured_ratio"),
+                 num(p0, "predicted_ratio"), 12.5 / 4.0, pd / pi);
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(p0, "direction_ok")))
+        fail_msg("pair direction: predicted ratio %.3f, measured 3.125", pd / pi);
+    if (cJSON_GetObjectItem(p1, "measured_ratio"))
+        fail_msg("a pair with an unmeasured case got a ratio");
+    cJSON_Delete(j);
+}
+
+static void test_parallel_same(void **state)
+{
+    (void)state;
+    cJSON *a = run_json("1"), *b = run_json("2");
+    const char *names[] = {"tiny_dep", "tiny_indep"};
+    for (int i = 0; i < 2; i++) {
+        double x = num(case_of(a, names[i]), "cycles"), y = num(case_of(b, names[i]), "cycles");
+        if (x != y)
+            fail_msg("%s: %.0f cycles with -j 1, %.0f with -j 2", names[i], x, y);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+static void test_text_and_predictions(void **state)
+{
+    (void)state;
+    tu_result r;
+    tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+               tu_path(PAIRS), "--json", NULL);
+    expect_status(&r, 0, "validate --json");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/pred.json", tu_tmpdir());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(r.out, f);
+    fclose(f);
+    tu_free(&r);
+    tu_result t, u;
+    tu_warplab(&t, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+               tu_path(PAIRS), NULL);
+    tu_warplab(&u, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+               tu_path(PAIRS), "--predictions", path, NULL);
+    expect_status(&t, 0, "validate (text)");
+    expect_status(&u, 0, "validate --predictions");
+    if (strcmp(t.out, u.out))
+        fail_msg("--predictions report differs:\n%s\n---\n%s", t.out, u.out);
+    if (strstr(u.err, "[1/2]"))
+        fail_msg("--predictions simulated again:\n%s", u.err);
+    expect_has(t.out, "Mean absolute error", "text report");
+    expect_has(t.out, "tiny_indep", "text report");
+    expect_has(t.out, "direction right", "pairs in the text report");
+    expect_has(t.out, "not measured or not predicted", "missing pair");
+    tu_free(&t);
+    tu_free(&u);
+    tu_warplab(&t, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+               tu_path(PAIRS), "--predictions", path, "--markdown", NULL);
+    expect_status(&t, 0, "validate --markdown");
+    expect_has(t.out, "| tiny_dep | 12.50 |", "markdown row");
+    expect_has(t.out, "| independent vs dependent chains | tiny_indep | tiny_dep |", "markdown pair");
+    tu_free(&t);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct {
+        const char *dir, *extra, *needle;
+        int status;
+    } c[] = {
+        {"tests/data/validate/empty", NULL, "no measured cases", 1},
+        {"tests/data/validate/does-not-exist", NULL, "no measured directory", 1},
+        {"tests/data/validate/bad", NULL, "broken.json: not valid JSON", 1},
+        {"tests/data/validate/nogrid", NULL, "nogrid.json: missing or bad \"grid\"", 1},
+        {"tests/data/validate/nokernel", NULL, "no kernel 'no_such_kernel'", 1},
+        {MEAS, "nomatch*", "no measured cases matching 'nomatch*'", 1},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        tu_result r;
+        if (c[i].extra)
+            tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(c[i].dir),
+                       "--cases", c[i].extra, NULL);
+        else
+            tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(c[i].dir), NULL);
+        expect_status(&r, c[i].status, c[i].dir);
+        expect_has(r.err, c[i].needle, c[i].dir);
+        tu_free(&r);
+    }
+    const char *bad[][4] = {
+        {"validate", NULL, NULL, NULL},
+        {"validate", "--arch", "h200", "-j"},
+        {"validate", "--arch", "h200", "--bogus"},
+        {"validate", "--arch", "nosuch", NULL},
+    };
+    const char *needles[] = {"--arch NAME is required", "-j needs", "unknown option", "nosuch"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tu_result r;
+        int n = 0;
+        while (n < 4 && bad[i][n])
+            n++;
+        tu_warplabv(&r, n, bad[i]);
+        expect_status(&r, 1, needles[i]);
+        expect_has(r.err, needles[i], "usage error");
+        tu_free(&r);
+    }
+    tu_result r;
+    tu_warplab(&r, "validate", "--arch", "h200", "-j", "0", NULL);
+    expect_status(&r, 1, "-j 0");
+    tu_free(&r);
+    tu_warplab(&r, "validate", "--arch", "h200", "--json", "--markdown", NULL);
+    expect_status(&r, 1, "--json --markdown");
+    expect_has(r.err, "exclude", "--json --markdown");
+    tu_free(&r);
+}
+
+static void test_png(void **state)
+{
+    (void)state;
+    char png[1024];
+    snprintf(png, sizeof png, "%s/scatter.png", tu_tmpdir());
+    tu_result r;
+    tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+               tu_path(PAIRS), "--png", png, NULL);
+    if (r.status == 1 && strstr(r.err, "without the viewer")) {
+        tu_free(&r); /* a build without SDL says so plainly */
+        return;
+    }
+    expect_status(&r, 0, "validate --png");
+    size_t len = 0;
+    char *data = tu_read_file(png, &len);
+    if (!data || len < 1000 || memcmp(data, "\x89PNG", 4))
+        fail_msg("%s: %zu bytes, not a PNG", png, len);
+    free(data);
+    tu_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_figures), cmocka_unit_test(test_parallel_same),
+        cmocka_unit_test(test_text_and_predictions), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_png),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
