@@ -4,7 +4,11 @@
  * metric references) with one of < <= > >= == !=, or a string metric with a "quoted" string
  * (== or != only). A metric reference is EXPERIMENT.KEY[.SUBKEY], e.g. naive.cycles,
  * naive.stalls.long_scoreboard, naive.stall_share.barrier, occ.occupancy, occ.limiter,
- * naive.h200.time_us (measured on the real GPU), gpu.sm_count.
+ * naive.h200.time_us (measured on the real GPU), gpu.sm_count. Run metrics are the keys of
+ * `warplab run --json`, plus stall_share.X (X's warp-cycles over all warp-cycles, selected
+ * included), opcodes.NAME (warp instructions of that opcode, 0 when none ran), h200.PATH (a value
+ * of gpu/measured/<arch>/CASE.json; time_us = timing.median_us) and, for a student's kernel,
+ * same_output (1 when every output buffer equals the original kernel's, byte for byte).
  * Tolerance t (default 0) relaxes every comparison by t x |right-hand side|: a < b holds when
  * a < b + t|b|, a == b when |a - b| <= t|b|.
  *
