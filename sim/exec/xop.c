@@ -49,8 +49,10 @@ static int compare(const xinsn *in, int k, int w, uint64_t a, uint64_t b)
     return sem_icmp(cmp, ext(a, w, s), ext(b, w, s), s);
 }
 
-static wl_status exec_setp(const xinsn *in, uint64_t *regs, uint32_t m)
+static wl_status exec_setp(const xinsn *in, uint64_t *regs, uint32_t m, diag_t *d)
 {
+    if (in->k0 == XK_H2 || in->k0 == XK_BF2 || in->k1 == XK_H2 || in->k1 == XK_BF2)
+        return xop_unsup(in, d); /* packed compares (two predicates per lane) */
     const xop *dst = &in->o[0];
     int32_t p = dst->kind == XO_VEC ? dst->vec[0] : dst->slot;
     int32_t q = dst->kind == XO_VEC && dst->n > 1 ? dst->vec[1] : -1;
@@ -285,7 +287,7 @@ wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
     if (in->op == PTX_OP_MOV)
         return exec_mov(in, regs, m);
     if (in->op == PTX_OP_SETP || in->op == PTX_OP_SET)
-        return exec_setp(in, regs, m);
+        return exec_setp(in, regs, m, d);
     if (in->o[0].kind != XO_SLOT || in->o[0].slot < 0)
         return xop_unsup(in, d);
     uint64_t tmp[32];
