@@ -390,6 +390,37 @@ static void test_student_ptx(void **state)
     tu_free(&r);
 }
 
+/* The lessons' own kernels keep their PTX beside the .cu (lessons/regen-ptx.sh): with nvcc
+ * present, the committed PTX must be what nvcc makes of the .cu now. */
+static void test_lesson_ptx_fresh(void **state)
+{
+    (void)state;
+    if (!have_tool("nvcc")) {
+        printf("nvcc not installed: lesson PTX freshness not checked\n");
+        skip();
+    }
+    const char *kernels[] = {"lessons/01-hardware-map/fill_sm", "lessons/02-warps-and-lanes/neighbour"};
+    const char *root = tu_path("");
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        char cmd[16384], out[4200], committed[4200];
+        snprintf(out, sizeof out, "%s/fresh%zu.ptx", tu_tmpdir(), i);
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && nvcc -ptx -arch=sm_90 -lineinfo -Igpu/kernels -o '%s.tmp' %s.cu && "
+                 "sed \"s|\\\"$(pwd)/|\\\"|\" '%s.tmp' > '%s'",
+                 root, out, kernels[i], out, out);
+        if (system(cmd) != 0)
+            fail_msg("could not compile %s.cu: %s", kernels[i], cmd);
+        snprintf(committed, sizeof committed, "%s.ptx", kernels[i]);
+        size_t la = 0, lb = 0;
+        char *a = tu_read_file(out, &la), *b = tu_read_file(tu_path(committed), &lb);
+        if (!a || !b || la != lb || memcmp(a, b, la))
+            fail_msg("%s is stale against its .cu (%zu vs %zu bytes): run lessons/regen-ptx.sh",
+                     committed, lb, la);
+        free(a);
+        free(b);
+    }
+}
+
 /* --png: pictures when the build can trace and draw; otherwise exit 1 with one line saying
  * why (no trace from the model yet, or no viewer), never a crash or an empty success. */
 static void test_png(void **state)
@@ -523,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_student_ptx),
         cmocka_unit_test(test_student_cu),
         cmocka_unit_test(test_png),
+        cmocka_unit_test(test_lesson_ptx_fresh),
         cmocka_unit_test(test_every_lesson_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
