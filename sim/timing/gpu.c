@@ -384,7 +384,8 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
                 first = c->sms[s].q.e[0].t;
         if (first == T_INF)
             break;
-        uint64_t end = first - first % TIMING_QUANTUM + TIMING_QUANTUM;
+        uint64_t q = cfg->window ? cfg->window : TIMING_QUANTUM;
+        uint64_t end = first - first % q + q;
         for (int s = 0; s < c->nsm && st == WL_OK; s++)
             st = run_sm(c, cfg, &c->sms[s], end);
         if (st != WL_OK)
