@@ -283,6 +283,58 @@ static void test_measured(void **state)
     assert_int_equal(viz_measured_load("/nonexistent/x.json", &mm, &d), WL_EUSAGE);
 }
 
+/* Mutated measured files (bytes flipped, truncated): loaded or rejected, never a crash (run
+ * under ASan/UBSan too); a rejection always has a message. */
+static void test_measured_mutations(void **state)
+{
+    (void)state;
+    size_t len;
+    char *orig = tu_read_file(tu_path("tests/data/viz/measured_small.json"), &len);
+    assert_non_null(orig);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/mutant.json", tu_tmpdir());
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    int ok = 0, rejected = 0;
+    for (int round = 0; round < 300; round++) {
+        char *buf = malloc(len);
+        assert_non_null(buf);
+        memcpy(buf, orig, len);
+        size_t n = len;
+        for (int k = 0; k < 1 + round % 4; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            size_t at = (size_t)(x % len);
+            const char pool[] = "0123456789-.e,:{}[]\"x ";
+            buf[at] = pool[(x >> 32) % (sizeof pool - 1)];
+        }
+        if (round % 5 == 0)
+            n = (size_t)(x % len);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fwrite(buf, 1, n, f);
+        fclose(f);
+        free(buf);
+        viz_measured *mm = NULL;
+        diag_t d;
+        diag_clear(&d);
+        if (viz_measured_load(path, &mm, &d) == WL_OK) {
+            assert_non_null(mm);
+            for (size_t i = 0; i < mm->nblocks; i++)
+                if (mm->blocks[i].t1 < mm->blocks[i].t0)
+                    fail_msg("round %d: block %zu ends before it starts", round, i);
+            viz_measured_free(mm);
+            ok++;
+        } else {
+            assert_null(mm);
+            if (!d.msg[0])
+                fail_msg("round %d: rejected without a message", round);
+            rejected++;
+        }
+    }
+    free(orig);
+    if (!ok || !rejected)
+        fail_msg("mutations: %d loaded, %d rejected; want some of each", ok, rejected);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_waves_and_lanes), cmocka_unit_test(test_bad_records),
         cmocka_unit_test(test_from_trace),      cmocka_unit_test(test_corrupt_trace),
         cmocka_unit_test(test_measured),
+        cmocka_unit_test(test_measured_mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
