@@ -42,11 +42,18 @@ static void evq_swap(evq_t *q, size_t i, size_t j)
 
 static int evq_push(evq_t *q, uint64_t t, uint32_t id)
 {
+    if (!q->e) {
+        q->e = q->inl;
+        q->cap = EVQ_INLINE;
+    }
     if (q->n == q->cap) {
-        size_t nc = q->cap ? q->cap * 2 : 64;
-        void *ne = realloc(q->e, nc * sizeof *q->e);
+        size_t nc = q->cap * 2;
+        tevent *ne = malloc(nc * sizeof *ne);
         if (!ne)
             return -1;
+        memcpy(ne, q->e, q->n * sizeof *ne);
+        if (q->e != q->inl)
+            free(q->e);
         q->e = ne;
         q->cap = nc;
     }
@@ -331,7 +338,8 @@ static void teardown(tctx *c)
             }
             free(sm->slot_used);
             free(sm->blocks);
-            free(sm->q.e);
+            if (sm->q.e != sm->q.inl)
+                free(sm->q.e);
         }
     if (c->sp)
         for (int i = 0; i < c->nsm * c->nsub; i++) {
@@ -377,19 +385,19 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
 static wl_status run_loop(tctx *c, const timing_config *cfg)
 {
     wl_status st = WL_OK;
-    for (;;) {
-        uint64_t first = T_INF;
-        for (int s = 0; s < c->nsm; s++)
-            if (c->sms[s].q.n && c->sms[s].q.e[0].t < first)
-                first = c->sms[s].q.e[0].t;
-        if (first == T_INF)
-            break;
-        uint64_t q = cfg->window ? cfg->window : TIMING_QUANTUM;
-        uint64_t end = first - first % q + q;
-        for (int s = 0; s < c->nsm && st == WL_OK; s++)
-            st = run_sm(c, cfg, &c->sms[s], end);
+    uint64_t q = cfg->window ? cfg->window : TIMING_QUANTUM;
+    uint64_t first = 0; /* every wake-up is at or after this cycle */
+    while (first != T_INF) {
+        uint64_t end = first - first % q + q, next = T_INF;
+        for (int s = 0; s < c->nsm && st == WL_OK; s++) {
+            tsm *sm = &c->sms[s];
+            st = run_sm(c, cfg, sm, end);
+            if (sm->q.n && sm->q.e[0].t < next)
+                next = sm->q.e[0].t;
+        }
         if (st != WL_OK)
             return st;
+        first = next;
         if (cfg->progress && c->res->warp_instructions >= c->progress_next) {
             c->progress_next = c->res->warp_instructions + (1u << 20);
             cfg->progress(cfg->progress_ctx, end, c->blocks_done, c->nblocks);

@@ -126,10 +126,13 @@ typedef struct tblock {
 } tblock;
 
 typedef struct { uint64_t t; uint32_t id; } tevent;
-/* A min-heap of scheduler wake-ups keyed by (cycle, scheduler id). */
+/* A min-heap of scheduler wake-ups keyed by (cycle, scheduler id). Small heaps (the usual
+ * case: one live entry per scheduler) live inline, next to the SM, for the host caches. */
+#define EVQ_INLINE 12
 typedef struct {
-    tevent *e;
+    tevent *e;              /* inl, or a heap allocation once it outgrows it */
     size_t n, cap;
+    tevent inl[EVQ_INLINE];
 } evq_t;
 
 typedef struct tsmsp {
