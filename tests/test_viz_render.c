@@ -216,6 +216,31 @@ static void test_hover_names_interval(void **state)
     viz_model_free(&m);
 }
 
+/* The source view highlights the line a warp hovered in the SM view waits on. */
+static void test_source_highlights_hovered_warp(void **state)
+{
+    (void)state;
+    viz_model m;
+    viz_ctx c;
+    fixture(&m, &c);
+    viz_state s = state_for(&m, VIZ_VIEW_SOURCE, 1366, 768);
+    s.sm = 1;
+    viz_rgb hl = {0x1f, 0x4e, 0x5a};
+    viz_rect all = {0, 0, 1366, 768};
+    SDL_Surface *surf = draw(&c, &s);
+    long before = count_color(surf, all, hl);
+    SDL_FreeSurface(surf);
+    s.hover_slot = 2;
+    s.hover_cycle = 4000; /* in long_scoreboard, waiting for the add of line 2 */
+    surf = draw(&c, &s);
+    long after = count_color(surf, all, hl);
+    SDL_FreeSurface(surf);
+    if (before != 0 || after < 5000)
+        fail_msg("highlight pixels: %ld without a hovered warp, %ld with (want 0, >= 5000)",
+                 before, after);
+    viz_model_free(&m);
+}
+
 static void test_gpu_view_waves(void **state)
 {
     (void)state;
@@ -452,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_legend_has_every_reason),
         cmocka_unit_test(test_stalled_interval_in_place),
         cmocka_unit_test(test_hover_names_interval),
+        cmocka_unit_test(test_source_highlights_hovered_warp),
         cmocka_unit_test(test_gpu_view_waves),
         cmocka_unit_test(test_measured_beside_simulated),
         cmocka_unit_test(test_cli_png),

@@ -363,6 +363,14 @@ static int window_loop(viz_ctx *c, viz_state *s)
             }
             if (have)
                 dirty |= viz_input_handle(s, &ev);
+            if (have && ev.type == VIZ_EV_MOTION && s->view == VIZ_VIEW_SM) {
+                viz_hover h; /* remembered for the source view */
+                viz_render_hover(c, s, ev.x, ev.y, &h);
+                if (h.valid && h.reason >= 0) {
+                    s->hover_slot = h.slot;
+                    s->hover_cycle = (int64_t)h.cycle;
+                }
+            }
             got = SDL_PollEvent(&e);
         }
         Uint32 now = SDL_GetTicks();

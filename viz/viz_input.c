@@ -97,6 +97,7 @@ void viz_state_init(viz_state *s, double extent_cycles, uint32_t sm_count, uint3
     s->scheds = scheds ? scheds : 1;
     s->cursor = -1;
     s->sched_filter = s->warp_filter = s->reason_filter = -1;
+    s->hover_slot = -1;
     viz_input_fit(s);
 }
 

@@ -87,6 +87,8 @@ typedef struct {
     int src_scroll;    /* first source line shown */
     int src_lines;     /* lines in the source (scroll limit) */
     int per_warp;      /* measured view: warps of one SM instead of every block */
+    int hover_slot;    /* the warp slot last hovered in the SM view (-1: none), and when: */
+    int64_t hover_cycle; /* the source view highlights that warp's line */
     int help;
     int dragging, drag_x;
     double drag_t0;

@@ -235,14 +235,25 @@ void vr_view_source(const viz_draw *d)
     }
     int lh = viz_font_height(d->f, VIZ_TEXT_MONO);
     /* the line the selected warp (slot filter, else slot 0) of the shown SM is on at the cursor */
+    /* the warp: the one last hovered in the SM view, else the slot filter's (or slot 0) at the
+     * cursor */
     uint32_t hot = 0;
-    if (s->cursor >= 0) {
+    int64_t at = s->hover_slot >= 0 ? s->hover_cycle : s->cursor;
+    if (at >= 0) {
         uint32_t sm = (uint32_t)s->sm < m->sm_count ? (uint32_t)s->sm : 0;
-        uint32_t slot = s->warp_filter >= 0 ? (uint32_t)s->warp_filter : 0;
-        const viz_issue *is = viz_model_issue_at(m, sm, slot, (uint64_t)s->cursor);
-        if (is && is->cycle != (uint64_t)s->cursor)
-            is = viz_model_next_issue(m, sm, slot, (uint64_t)s->cursor);
+        uint32_t slot = s->hover_slot >= 0    ? (uint32_t)s->hover_slot
+                        : s->warp_filter >= 0 ? (uint32_t)s->warp_filter
+                                              : 0;
+        const viz_issue *is = viz_model_issue_at(m, sm, slot, (uint64_t)at);
+        if (is && is->cycle != (uint64_t)at)
+            is = viz_model_next_issue(m, sm, slot, (uint64_t)at);
         hot = is ? is->line : 0;
+        if (hot) {
+            char t[96];
+            snprintf(t, sizeof t, "highlighted: SM %u slot %u at cycle %lld", sm, slot,
+                     (long long)at);
+            vr_text(d, p.x + p.w, p.y, t, VIZ_C_ACCENT, VIZ_TEXT_SMALL | VIZ_TEXT_RIGHT);
+        }
     }
     uint64_t max_stall = 1, max_issue = 1;
     for (size_t l = 1; l <= m->nlines; l++) {
