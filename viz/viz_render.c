@@ -280,6 +280,9 @@ static void status_bar(const viz_draw *d)
              h.valid ? h.text
                      : "F1 or ? for keys  ·  wheel zooms, drag pans, f fits, . and , step a "
                        "cycle, space plays");
+    if (d->s->cursor >= 0 && !h.valid) /* where stepping / playing is */
+        snprintf(t + strlen(t), sizeof t - strlen(t), "   cursor: cycle %lld (%.3f us)",
+                 (long long)d->s->cursor, viz_model_us(d->m, (double)d->s->cursor));
     if (d->s->playing)
         snprintf(t + strlen(t), sizeof t - strlen(t), "   ▶ playing");
     vr_text(d, L->pad, L->status.y + L->pad, t, h.valid || filt[0] ? VIZ_C_TEXT : VIZ_C_DIM,
