@@ -6,11 +6,14 @@
 //           written with inline PTX so nvcc keeps it; ptxas may still fuse or expand (measure.sh
 //           dumps the SASS so the step->SASS mapping can be checked). The simulator executes PTX,
 //           so cycles per PTX step is the number it needs.
-//   smem    one warp chasing s[i] = i in shared memory with n lanes per bank (n-way conflict,
+//   smem    one warp chasing shared addresses (each word holds its own address, so a step is
+//           one LDS with no address arithmetic) with n lanes per bank (n-way conflict,
 //           n = 1..32) and with all lanes on one word (broadcast).
 //   chase   one thread chasing 64-bit pointers at 128-B granularity through a footprint:
-//           ld.global.ca (L1) for small footprints, ld.global.cg (L2) for larger ones after a
-//           warm-up lap, ld.global.cg on a cold footprint after flushing the L2 (DRAM). The ring
+//           ld.global (L1) for small footprints, ld.global.cg (L2) for larger ones, each after a
+//           warm-up lap IN THE SAME LAUNCH (a launch invalidates the L1; the first run, with the
+//           warm-up in its own launch, saw no L1 hits), ld.global.cg on a cold footprint after
+//           flushing the L2 (DRAM). The ring
 //           visits lines in a large co-prime stride so consecutive steps are far apart.
 //   atomic  returning atom.global.add dependent on the previous result (1 lane, 32 lanes on one
 //           address, 32 lanes on distinct lines) and atom.shared.add (1 lane).
@@ -75,20 +78,22 @@ static double run_chain(void (*k)(T *, T, long long *, int), T init, T y, int th
 // words. ways = 0 means broadcast (every lane on word 0).
 __global__ void k_smem(int ways, long long *cyc, unsigned *sink, int iters)
 {
+    /* each word holds its own shared-window address: the chase needs no address arithmetic */
     __shared__ unsigned s[32 * 32];
     for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x)
-        s[i] = i;
+        s[i] = (unsigned)__cvta_generic_to_shared(&s[i]);
     __syncthreads();
     int l = threadIdx.x;
     unsigned idx = ways == 0 ? 0u : (unsigned)((l % (32 / ways)) + (l / (32 / ways)) * 32);
+    unsigned a = (unsigned)__cvta_generic_to_shared(&s[idx]);
     long long t0 = clock64();
     for (int i = 0; i < iters; i++) {
 #pragma unroll
         for (int j = 0; j < UNROLL; j++)
-            asm volatile("ld.shared.u32 %0, [%1];" : "=r"(idx) : "r"((unsigned)__cvta_generic_to_shared(&s[idx])));
+            asm volatile("ld.shared.u32 %0, [%0];" : "+r"(a));
     }
     long long t1 = clock64();
-    sink[l] = idx;
+    sink[l] = a;
     if (l == 0)
         cyc[0] = t1 - t0;
 }
@@ -124,19 +129,23 @@ __global__ void k_flush(float4 *p, size_t n)
         p[k] = make_float4(1.f, 2.f, 3.f, (float)k);
 }
 
+/* warm steps first (not timed), then `steps` timed ones, in ONE launch: a kernel launch
+ * invalidates the L1, so a warm-up in an earlier launch would leave the L1 cold. */
 template <int CG>
-__global__ void k_chase(unsigned long long *start, long long steps, long long *cyc,
-                        unsigned long long *sink)
+__global__ void k_chase(unsigned long long *start, long long warm, long long steps,
+                        long long *cyc, unsigned long long *sink)
 {
     unsigned long long p = (unsigned long long)start;
-    long long t0 = clock64();
-    for (long long i = 0; i < steps; i += 16) {
+    long long t0 = 0;
+    for (long long i = 0; i < warm + steps; i += 16) {
+        if (i == warm)
+            t0 = clock64();
 #pragma unroll
         for (int j = 0; j < 16; j++) {
             if (CG)
                 asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
             else
-                asm volatile("ld.global.ca.u64 %0, [%0];" : "+l"(p));
+                asm volatile("ld.global.u64 %0, [%0];" : "+l"(p));
         }
     }
     long long t1 = clock64();
@@ -154,7 +163,7 @@ static int is_prime(size_t v)
     return 1;
 }
 
-// mode: 0 = L1 (ca, warm), 1 = L2 (cg, warm), 2 = DRAM (cg, cold: L2 flushed)
+// mode: 0 = L1 (ld.global, warm), 1 = L2 (cg, warm), 2 = DRAM (cg, cold: L2 flushed)
 static double run_chase(size_t footprint, int mode, long long *steps_out)
 {
     size_t n = footprint / 128;
@@ -168,7 +177,7 @@ static double run_chase(size_t footprint, int mode, long long *steps_out)
     MB_CHECK(cudaMalloc(&sink, 8));
     k_ring<<<264, 256>>>(buf, n, P);
     MB_CHECK(cudaGetLastError());
-    long long steps = (long long)n;
+    long long steps = (long long)n, warm = 0;
     if (mode == 2) {
         size_t fl = (size_t)256 << 20;
         float4 *f;
@@ -178,20 +187,15 @@ static double run_chase(size_t footprint, int mode, long long *steps_out)
         MB_CHECK(cudaFree(f));
         steps = 8192;
     } else {
-        // warm-up lap (rounded up to the unroll) and the timed lap
-        long long warm = (steps + 15) / 16 * 16;
-        if (mode == 0)
-            k_chase<0><<<1, 1>>>(buf, warm, c, sink);
-        else
-            k_chase<1><<<1, 1>>>(buf, warm, c, sink);
+        warm = (steps + 15) / 16 * 16; /* one full lap, rounded up to the unroll */
         if (steps > 65536)
             steps = 65536;
     }
     steps = (steps + 15) / 16 * 16;
     if (mode == 0)
-        k_chase<0><<<1, 1>>>(buf, steps, c, sink);
+        k_chase<0><<<1, 1>>>(buf, warm, steps, c, sink);
     else
-        k_chase<1><<<1, 1>>>(buf, steps, c, sink);
+        k_chase<1><<<1, 1>>>(buf, warm, steps, c, sink);
     MB_CHECK(cudaMemcpy(&h, c, sizeof h, cudaMemcpyDeviceToHost));
     MB_CHECK(cudaFree(buf));
     MB_CHECK(cudaFree(c));
@@ -282,7 +286,7 @@ int main(void)
               {224, 0},        {256, 0},        {1024, 1},       {8192, 1},
               {24576, 1},      {32768, 1},      {40960, 1},      {49152, 1},
               {57344, 1},      {262144, 2},     {1048576, 2}};
-    static const char *modes[] = {"l1_ca_warm", "l2_cg_warm", "dram_cg_cold"};
+    static const char *modes[] = {"l1_warm", "l2_cg_warm", "dram_cg_cold"};
     for (size_t i = 0; i < sizeof fp / sizeof fp[0]; i++) {
         long long steps = 0;
         double cyc = run_chase(fp[i].kb * 1024, fp[i].mode, &steps);
