@@ -123,8 +123,11 @@ void vr_cursor(const viz_draw *d, int y0, int y1)
     const viz_rect *p = &d->L->plot;
     if (x < p->x || x >= p->x + p->w)
         return;
+    /* the cursor cycle's column, outlined by lines as thick as the scale (visible on 4K) */
     int w = d->s->cpp < 0.5 ? (int)ceil(1 / d->s->cpp) : 1;
-    vr_frame(d, x - 1, y0, w + 2, y1 - y0, vr_ui(VIZ_C_ACCENT));
+    int t = d->L->scale > 1.5 ? (int)lround(d->L->scale) : 1;
+    vr_fill(d, x - t, y0, t, y1 - y0, vr_ui(VIZ_C_ACCENT));
+    vr_fill(d, x + w, y0, t, y1 - y0, vr_ui(VIZ_C_ACCENT));
 }
 
 /* ---- toolbar, legend, status, help ------------------------------------------------------- */
