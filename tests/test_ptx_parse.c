@@ -693,6 +693,13 @@ static void test_module_errors(void **state)
     parse_err(tm, strlen(tm), WL_EUNSUPPORTED, 2, 16, "texmode");
     parse_err(HDR ".entry k()\n{\nret;\n}\n.entry k()\n{\nret;\n}\n", strlen(HDR) + 36, WL_EUSAGE,
               8, 8, "defined twice");
+    /* labels belong to their function (fuzzer find: a branch resolved to another
+     * function's label and indexed past the instructions) */
+    const char *lab = HDR ".entry a()\n{\n$L1: ret;\n}\n.entry b()\n{\nbra $L1;\nret;\n}\n";
+    parse_err(lab, strlen(lab), WL_EUSAGE, 10, 5, "undefined label '$L1'");
+    ptx_module *ml = parse_ok(HDR ".entry a()\n{\n$L1: ret;\n}\n.entry b()\n{\nbra $L1;\n$L1: ret;\n}\n");
+    assert_int_equal(ml->funcs[1].insns[0].target, 1);
+    ptx_module_free(ml);
     /* an empty or comment-only file is an empty module */
     ptx_module *m = parse_ok("// nothing here\n");
     assert_int_equal(m->nfuncs, 0);

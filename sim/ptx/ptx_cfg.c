@@ -170,6 +170,11 @@ wl_status pcfg_build(ptx_func *f, ptx_arena *a, diag_t *d, const char *fname)
     for (uint32_t i = 0; i < ni; i++) {
         const ptx_insn *in = &f->insns[i];
         if (in->op == PTX_OP_BRA) {
+            if (in->target < 0 || (uint32_t)in->target > ni) { /* parser invariant */
+                free(lead);
+                return diag_set(d, WL_EUSAGE, fname, (int)in->line, (int)in->col,
+                                "branch target out of range in '%s'", f->name);
+            }
             lead[in->target] = 1;
             lead[i + 1] = 1;
         } else if (ends_thread(in->op)) {

@@ -131,7 +131,7 @@ static void reset_func_state(pparse *p)
 {
     p->regs.n = p->locals.n = p->insns.n = p->ops.n = p->labels.n = 0;
     p->params.n = p->rets.n = p->lrefs.n = 0;
-    psym_pop(&p->labsyms, 0);
+    psym_pop(&p->labsyms, 0); /* labels (depth 1) are per function */
     p->loc_file = p->loc_line = p->loc_col = 0;
     p->src_file = p->src_line = p->src_col = 0;
     p->nlocs = 0;
@@ -168,7 +168,7 @@ static wl_status parse_label(pparse *p)
     l->name = parena_strndup(p->arena, nt.text, nt.len);
     l->insn = (uint32_t)p->insns.n;
     if (!l->name ||
-        psym_add(&p->labsyms, l->name, nt.len, PSYM_LABEL, 0, (int32_t)(p->labels.n - 1), 1) < 0)
+        psym_add(&p->labsyms, l->name, nt.len, PSYM_LABEL, 1, (int32_t)(p->labels.n - 1), 1) < 0)
         return poom(p);
     return WL_OK;
 }
