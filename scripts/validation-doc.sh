@@ -13,7 +13,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 jobs=${2:-$(nproc 2>/dev/null || echo 1)}
-wl=$build/sim/cli/warplab
+wl=$build/warplab
 [ -x "$wl" ] || { echo "validation-doc.sh: $wl not built (meson setup $build && ninja -C $build)" >&2; exit 1; }
 json=${VALIDATION_JSON:-$build/validation-h200.json}
 export WARPLAB_ROOT=$root

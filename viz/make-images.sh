@@ -11,7 +11,7 @@ set -eu
 build=${1:?usage: viz/make-images.sh BUILD_DIR [TRACE]}
 root=$(cd "$(dirname "$0")/.." && pwd)
 case $build in /*) ;; *) build=$(pwd)/$build ;; esac
-warplab=$build/sim/cli/warplab
+warplab=$build/warplab
 cd "$root"
 out=docs/images
 mkdir -p "$out"
