@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stall.h"
@@ -64,6 +65,9 @@ static void draw_blocks(const viz_draw *d, const viz_block *b, size_t n, uint32_
     double lane_h = (double)rh / fit;
     double tend = s->t0 + s->cpp * p->w;
     size_t first_tail = d->m->tail_blocks ? n - d->m->tail_blocks : n;
+    /* right edge painted so far per (SM, lane): blocks come in start order, so a bar ending
+     * there is already covered (zoomed out, thousands of blocks share a few pixels) */
+    int *painted = calloc((size_t)sm_limit * fit, sizeof *painted);
     for (size_t i = 0; i < n; i++) {
         double a = b[i].t0 * to_cycles, e = b[i].t1 * to_cycles;
         if (e < s->t0 || a > tend || b[i].sm >= sm_limit)
@@ -82,10 +86,16 @@ static void draw_blocks(const viz_draw *d, const viz_block *b, size_t n, uint32_
                                       : vr_ui(b[i].wave % 2 ? VIZ_C_WAVE_B : VIZ_C_WAVE_A);
         if (measured && b[i].lane % 2)
             c = (viz_rgb){(uint8_t)(c.r * 4 / 5), (uint8_t)(c.g * 4 / 5), (uint8_t)(c.b * 4 / 5)};
+        int *edge = painted ? &painted[(size_t)b[i].sm * fit + b[i].lane % fit] : NULL;
+        if (edge && x1 <= *edge)
+            continue;
+        if (edge)
+            *edge = x1;
         int y = gpu_row_y(g, b[i].sm) + (int)floor((b[i].lane % fit) * lane_h);
         int h = (int)floor(lane_h) > 1 ? (int)floor(lane_h) - (lane_h >= 4) : 1;
         vr_fill(d, x0, y, x1 - x0, h, c);
     }
+    free(painted);
 }
 
 static void gpu_labels(const viz_draw *d, const gpu_geom *g, uint32_t sm_count, int show_gpc)
