@@ -367,6 +367,18 @@ static void test_cli_png(void **state)
     assert_int_equal(be32(png + 16), 640);
     assert_int_equal(be32(png + 20), 480);
     free(png);
+    /* every viewer option at once, each view */
+    const char *views[] = {"gpu", "sm", "breakdown", "measured", "occupancy", "source"};
+    for (size_t i = 0; i < 6; i++) {
+        st = tu_warplab(&r, "view", trace, "--png", out, "--view", views[i], "--sm", "1",
+                        "--range", "100:800", "--cursor", "400", "--reason", "long_scoreboard",
+                        "--sched", "0", "--regs", "40", "--smem", "4096", "--lang", "zh",
+                        "--per-warp", "--measured",
+                        tu_path("tests/data/viz/measured_small.json"), NULL);
+        if (st != 0)
+            fail_msg("view %s with every option: exit %d: %s", views[i], st, r.err);
+        tu_free(&r);
+    }
 }
 
 /* A bad input: exit 1 and exactly one line on stderr naming the problem. */
