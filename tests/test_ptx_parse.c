@@ -587,6 +587,8 @@ static void test_decode_call(void **state)
     const char *bad = HDR ".func (.param .b32 r) f(.param .b32 a);\n"
                           ".visible .entry k()\n{\n.param .b32 x;\ncall.uni f, (x);\nret;\n}\n";
     parse_err(bad, strlen(bad), WL_EUSAGE, 8, 10, "0 return value(s) and 1 argument(s); it has 1 and 1");
+    const char *kcall = HDR ".visible .entry k()\n{\ncall.uni k;\nret;\n}\n";
+    parse_err(kcall, strlen(kcall), WL_EUSAGE, 6, 10, "call to the kernel 'k'");
     const ptx_func *k = ptx_find_func(m, "k");
     int callee = ptx_find_func_index(m, "add1");
     assert_int_equal(m->nfuncs, 2);

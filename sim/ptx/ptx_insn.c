@@ -670,6 +670,9 @@ static wl_status parse_call(pparse *p, ptx_insn *in)
                         "unsupported: call with a prototype or target list");
     }
     const ptx_func *callee = &PVEC_AT(p->funcs, ptx_func, in->target);
+    if (callee->is_entry)
+        return perr(p, &ct, WL_EUSAGE, "call to the kernel '%s' (only .func can be called)",
+                    callee->name);
     if (nret != callee->nrets || n != callee->nparams)
         return perr(p, &ct, WL_EUSAGE,
                     "call to '%s' with %u return value(s) and %u argument(s); it has %u and %u",

@@ -334,6 +334,7 @@ static wl_status parse_function(pparse *p, int linkage)
         df->nparams = f.nparams;
         df->rets = f.rets;
         df->nrets = f.nrets;
+        df->is_entry = f.is_entry;
     }
     p->cur = &f;
     wl_status st = parse_body(p);
