@@ -176,6 +176,32 @@ static void test_bad_records(void **state)
     viz_model_free(&m);
 }
 
+/* The CUDA file named by `.file 1` is found under the repository root; a missing one is not
+ * an error. */
+static void test_cuda_source(void **state)
+{
+    (void)state;
+    viz_model m;
+    diag_t d;
+    assert_int_equal(viz_model_init(&m, 1, 1, 4, 8, 1000, &d), WL_OK);
+    assert_int_equal(viz_model_set_source(&m, "\t.loc 1 12 5\n\tret;\n\t.file\t1 "
+                                              "\"gpu/kernels/latency.cu\"\n",
+                                          &d),
+                     WL_OK);
+    viz_model_load_cuda(&m, tu_path("."));
+    assert_string_equal(m.cu_name, "latency.cu");
+    assert_true(m.ncu_lines > 12);
+    if (!strstr(m.cu_lines[11], "out[i] = in[i]"))
+        fail_msg("latency.cu line 12: '%s'", m.cu_lines[11]);
+    viz_model_free(&m);
+    assert_int_equal(viz_model_init(&m, 1, 1, 4, 8, 1000, &d), WL_OK);
+    assert_int_equal(viz_model_set_source(&m, ".file 1 \"no/such.cu\"\n", &d), WL_OK);
+    viz_model_load_cuda(&m, tu_path("."));
+    assert_null(m.cu_lines);
+    assert_int_equal(m.ncu_lines, 0);
+    viz_model_free(&m);
+}
+
 /* Writes a small trace with F's writer; returns its path. */
 static const char *write_trace(const char *name, uint32_t n_reasons)
 {
@@ -344,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_from_trace),      cmocka_unit_test(test_corrupt_trace),
         cmocka_unit_test(test_measured),
         cmocka_unit_test(test_measured_mutations),
+        cmocka_unit_test(test_cuda_source),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -451,6 +451,7 @@ int viz_main(int argc, char **argv, const viz_host *host)
     }
     if (trace[0])
         unlink(trace);
+    viz_model_load_cuda(&m, host ? host->root_dir : NULL);
     viz_ctx c;
     viz_state s;
     setup_ctx(&c, &m, &o, host);

@@ -15,6 +15,7 @@
  * simulate-then-view form (called with argv[0] = "run"; NULL: that form is unavailable). */
 typedef struct {
     const char *arch_dir;
+    const char *root_dir; /* the repository root: CUDA files named by the PTX are found there */
     int (*run)(int argc, char **argv);
 } viz_host;
 

@@ -49,6 +49,10 @@ void viz_model_free(viz_model *m)
         free(m->lines[0]);
         free(m->lines);
     }
+    if (m->cu_lines) {
+        free(m->cu_lines[0]);
+        free(m->cu_lines);
+    }
     free(m->row_iv);
     free(m->row_issue);
     free(m->lod_index);
@@ -146,10 +150,9 @@ wl_status viz_model_add_warp(viz_model *m, const viz_warp *w, diag_t *d)
     return WL_OK;
 }
 
-wl_status viz_model_set_source(viz_model *m, const char *text, diag_t *d)
+/* Splits a copy of text into lines (lines[0] owns the copy); 0 on out of memory. */
+static int split_lines(const char *text, char ***out, size_t *count)
 {
-    if (!text || !*text)
-        return WL_OK;
     size_t len = strlen(text), n = 1;
     for (size_t i = 0; i < len; i++)
         n += text[i] == '\n';
@@ -158,7 +161,7 @@ wl_status viz_model_set_source(viz_model *m, const char *text, diag_t *d)
     if (!copy || !lines) {
         free(copy);
         free(lines);
-        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+        return 0;
     }
     memcpy(copy, text, len + 1);
     size_t k = 0;
@@ -172,9 +175,62 @@ wl_status viz_model_set_source(viz_model *m, const char *text, diag_t *d)
         }
     if (k > 1 && !*lines[k - 1])
         k--; /* a final newline does not start a line */
-    m->lines = lines;
-    m->nlines = k;
+    *out = lines;
+    *count = k;
+    return 1;
+}
+
+wl_status viz_model_set_source(viz_model *m, const char *text, diag_t *d)
+{
+    if (!text || !*text)
+        return WL_OK;
+    if (!split_lines(text, &m->lines, &m->nlines))
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     return WL_OK;
+}
+
+/* Reads a whole text file (at most 4 MB); NULL if it cannot. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = malloc((4u << 20) + 1);
+    size_t n = buf ? fread(buf, 1, 4u << 20, f) : 0;
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    return buf;
+}
+
+void viz_model_load_cuda(viz_model *m, const char *root_dir)
+{
+    /* the PTX names its CUDA file in `.file 1 "PATH"` (nvcc -lineinfo / -G, or by default) */
+    char name[400] = "";
+    for (size_t i = 0; i < m->nlines && !name[0]; i++) {
+        const char *q = m->lines[i] + strspn(m->lines[i], " \t");
+        if (!strncmp(q, ".file", 5) && sscanf(q + 5, " 1 \"%399[^\"]\"", name) != 1)
+            name[0] = 0;
+    }
+    if (!name[0])
+        return;
+    /* as written, under the repository root, or beside the PTX file */
+    char cand[3][1024];
+    const char *slash = strrchr(m->ptx_path, '/'), *base = strrchr(name, '/');
+    snprintf(cand[0], sizeof cand[0], "%s", name);
+    snprintf(cand[1], sizeof cand[1], "%s/%s", root_dir ? root_dir : ".", name);
+    snprintf(cand[2], sizeof cand[2], "%.*s%s", slash ? (int)(slash - m->ptx_path + 1) : 0,
+             m->ptx_path, base ? base + 1 : name);
+    for (int k = 0; k < 3; k++) {
+        char *text = read_text(cand[k]);
+        if (!text)
+            continue;
+        int ok = split_lines(text, &m->cu_lines, &m->ncu_lines);
+        free(text);
+        if (ok)
+            snprintf(m->cu_name, sizeof m->cu_name, "%s", base ? base + 1 : name);
+        return;
+    }
 }
 
 /* ---- sorting ------------------------------------------------------------------------------ */

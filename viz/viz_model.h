@@ -87,6 +87,9 @@ typedef struct {
 
     char **lines; /* PTX source lines (1-based: lines[0] is line 1), may be empty */
     size_t nlines;
+    char **cu_lines; /* the CUDA file of `.file 1` when found (viz_model_load_cuda), or NULL */
+    size_t ncu_lines;
+    char cu_name[128]; /* its file name */
 
     /* built by viz_model_finish */
     size_t *row_iv;                  /* rows+1 offsets into ivs */
@@ -122,6 +125,10 @@ wl_status viz_model_add_block(viz_model *m, const viz_block *b, diag_t *d);
 wl_status viz_model_add_warp(viz_model *m, const viz_warp *w, diag_t *d);
 /* Copies the PTX text (split into lines). */
 wl_status viz_model_set_source(viz_model *m, const char *text, diag_t *d);
+
+/* Looks for the CUDA file the PTX names (`.file 1 "PATH"`): as written, under root_dir, beside
+ * the PTX file; loads its lines when found. Not finding it is not an error. */
+void viz_model_load_cuda(viz_model *m, const char *root_dir);
 
 /* Sorts and builds the indices; total_cycles 0 means "the latest end seen". */
 wl_status viz_model_finish(viz_model *m, uint64_t total_cycles, diag_t *d);

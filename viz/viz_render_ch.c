@@ -302,6 +302,17 @@ void vr_view_source(const viz_draw *d)
         }
         char ln[512];
         size_t n = 0;
+        int fidx, cline;
+        if (m->cu_lines && !strncmp(first, ".loc", 4) &&
+            sscanf(first + 4, "%d %d", &fidx, &cline) == 2 && fidx == 1 && cline > 0 &&
+            (size_t)cline <= m->ncu_lines) {
+            /* a .loc line shows the CUDA line it stands for */
+            const char *cu = m->cu_lines[cline - 1];
+            cu += strspn(cu, " \t");
+            snprintf(ln, sizeof ln, "// %s:%d  %s", m->cu_name, cline, cu);
+            vr_text(d, x_txt, y, ln, VIZ_C_ACCENT, VIZ_TEXT_MONO);
+            continue;
+        }
         for (const char *q = m->lines[l - 1]; *q && n + 5 < sizeof ln; q++)
             if (*q == '\t')
                 for (int sp = 0; sp < 4; sp++)

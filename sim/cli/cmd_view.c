@@ -37,7 +37,7 @@ int cmd_view(int argc, char **argv)
         printf("%s", view_usage);
         return WL_OK;
     }
-    viz_host host = {cli_arch_dir(), cmd_run};
+    viz_host host = {cli_arch_dir(), cli_root_dir(), cmd_run};
     return viz_main(argc, argv, &host);
 #else
     if (cli_wants_help(argc, argv)) {
