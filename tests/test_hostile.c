@@ -5,7 +5,7 @@
  *
  * With WL_HOSTILE_TABLE=FILE set, every case appends a Markdown table row (what was given, the
  * exit status, the message) to FILE: docs/robustness.md's table of error paths is generated
- * from this run (scripts/error-table.sh), not typed by hand. */
+ * from this run (the command is in docs/robustness.md), not typed by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,12 +37,12 @@ static void table_row(const char *what, int status, const char *err)
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", err);
     msg[strcspn(msg, "\n")] = '\0';
-    const char *root = tu_path("");
-    size_t rl = strlen(root);
+    const char *root = getenv("WARPLAB_ROOT"); /* not tu_path(): callers hold its buffers */
+    size_t rl = root ? strlen(root) : 0;
     fprintf(f, "| %s | %d | `", what, status);
     for (const char *p = msg; *p; p++) {
         if (rl && !strncmp(p, root, rl)) {
-            p += rl - 1;
+            p += rl - (p[rl] == '/' ? 0 : 1); /* drop the root and its slash */
             continue;
         }
         if (!strncmp(p, "/tmp/", 5)) { /* a temporary directory: keep its last component */
