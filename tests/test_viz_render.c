@@ -299,6 +299,21 @@ static void test_measured_beside_simulated(void **state)
     if (up != 0 || down < 1000)
         fail_msg("per-warp view: %ld measured pixels above, %ld below (want 0, >= 1000)", up,
                  down);
+    /* hover names the block under the mouse in either panel */
+    int found_sim = 0, found_gpu = 0;
+    int hx = (int)viz_input_x_of(&s, 500);
+    for (int y = s.lay.plot.y; y < s.lay.plot.y + s.lay.plot.h; y++) {
+        viz_hover hv;
+        viz_render_hover(&c, &s, hx, y, &hv);
+        if (hv.block >= 0 && strstr(hv.text, "simulated: block"))
+            found_sim++;
+        if (hv.block >= 0 && strstr(hv.text, "Crafted GPU (test data): block"))
+            found_gpu++;
+    }
+    if (!found_sim || !found_gpu)
+        fail_msg("hover over the measured view: %d rows name a simulated block, %d a measured "
+                 "one (want both > 0)",
+                 found_sim, found_gpu);
     /* breakdown: the Nsight bar adds long_scoreboard red (half of the measured stalls) */
     s.view = VIZ_VIEW_BREAKDOWN;
     viz_measured *keep = m.meas;

@@ -462,12 +462,28 @@ static void measured_per_warp(const viz_draw *d, int top, int half, int lh)
     vr_text(d, p->x + d->L->pad, top + half + lh, t, VIZ_C_TEXT, VIZ_TEXT_BOLD | VIZ_TEXT_SMALL);
 }
 
+/* Height of a panel title line in the measured view (from the layout, so hover agrees). */
+static int measured_lh(const viz_layout *L)
+{
+    return L->font_px + L->pad;
+}
+
+/* The measured view's two panels: simulated blocks above, measured below. */
+static void measured_panels(const viz_model *m, const viz_rect *p, int lh, gpu_geom *gs,
+                            gpu_geom *gm)
+{
+    int half = (p->h - 2 * lh) / 2;
+    uint32_t msms = m->meas && m->meas->sm_count ? m->meas->sm_count : 1;
+    gpu_layout(m, m->sm_count, 0, p->y + lh, half - lh / 2, gs);
+    gpu_layout(m, msms, 0, p->y + half + 2 * lh, half - lh / 2, gm);
+}
+
 void vr_view_measured(const viz_draw *d)
 {
     const viz_model *m = d->m;
     const viz_measured *mm = m->meas;
     const viz_rect *p = &d->L->plot;
-    int lh = viz_font_height(d->f, 0);
+    int lh = measured_lh(d->L);
     vr_time_axis(d, p->y - d->L->font_px - d->L->pad);
     double sim_us = viz_model_us(m, (double)m->total_cycles);
     char t[256];
@@ -485,8 +501,7 @@ void vr_view_measured(const viz_draw *d)
     }
     gpu_geom gs, gm; /* one row per SM id in both (%smid does not tell the GPC) */
     uint32_t msms = mm->sm_count ? mm->sm_count : 1;
-    gpu_layout(m, m->sm_count, 0, p->y + lh, half - lh / 2, &gs);
-    gpu_layout(m, msms, 0, p->y + half + 2 * lh, half - lh / 2, &gm);
+    measured_panels(m, p, lh, &gs, &gm);
     vr_fill(d, p->x, p->y + lh, p->w, half - lh / 2, vr_ui(VIZ_C_PANEL));
     vr_fill(d, p->x, p->y + half + 2 * lh, p->w, half - lh / 2, vr_ui(VIZ_C_PANEL));
     draw_blocks(d, m->blocks, m->nblocks, m->lanes_max, &gs, 1.0, 0, m->sm_count);
@@ -606,15 +621,59 @@ static void hover_sm(const viz_ctx *c, const viz_state *s, int x, int y, viz_hov
     }
 }
 
+/* The block of blocks[0..n) on SM row `sm` whose lane covers y and whose span covers t. */
+static const viz_block *block_at(const viz_block *b, size_t n, const gpu_geom *g, uint32_t lanes,
+                                 uint32_t sm, int y, double t, double to_cycles)
+{
+    int rh = gpu_row_h(g);
+    uint32_t fit = lanes ? lanes : 1;
+    fit = (uint32_t)rh < fit ? (uint32_t)rh : fit;
+    uint32_t lane = (uint32_t)((y - gpu_row_y(g, sm)) * (int)fit / (rh ? rh : 1));
+    for (size_t i = 0; i < n; i++)
+        if (b[i].sm == sm && b[i].lane % fit == lane && (double)b[i].t0 * to_cycles <= t &&
+            t < (double)b[i].t1 * to_cycles)
+            return &b[i];
+    return NULL;
+}
+
 static void hover_measured(const viz_ctx *c, const viz_state *s, int x, int y, viz_hover *h)
 {
     const viz_model *m = c->m;
+    const viz_measured *mm = m->meas;
     double t = viz_input_cycle_at(s, x);
     h->valid = 1;
     h->cycle = t > 0 ? (uint64_t)t : 0;
-    snprintf(h->text, sizeof h->text, "cycle %llu = %.3f us from the first block",
-             (unsigned long long)h->cycle, viz_model_us(m, t > 0 ? t : 0));
-    (void)y;
+    int n = snprintf(h->text, sizeof h->text, "cycle %llu = %.3f us from the first block",
+                     (unsigned long long)h->cycle, viz_model_us(m, t > 0 ? t : 0));
+    if (!mm || s->per_warp)
+        return;
+    gpu_geom gs, gm;
+    measured_panels(m, &s->lay.plot, measured_lh(&s->lay), &gs, &gm);
+    double ns = m->clock_mhz / 1000.0; /* measured ns -> cycles */
+    const viz_block *b = NULL;
+    const char *who = "";
+    for (uint32_t sm = 0; sm < m->sm_count && !b; sm++)
+        if (y >= gpu_row_y(&gs, sm) && y < gpu_row_y(&gs, sm) + gpu_row_h(&gs)) {
+            b = block_at(m->blocks, m->nblocks, &gs, m->lanes_max, sm, y, t, 1.0);
+            who = "simulated";
+            ns = 1.0;
+        }
+    uint32_t msms = mm->sm_count ? mm->sm_count : 1;
+    for (uint32_t sm = 0; sm < msms && !b && !who[0]; sm++)
+        if (y >= gpu_row_y(&gm, sm) && y < gpu_row_y(&gm, sm) + gpu_row_h(&gm)) {
+            b = block_at(mm->blocks, mm->nblocks, &gm, mm->lanes_max, sm, y, t, ns);
+            who = mm->gpu;
+        }
+    if (!b)
+        return;
+    /* times in us: cycles at the model's clock, or the GPU's nanoseconds */
+    double a = ns == 1.0 ? viz_model_us(m, (double)b->t0) : (double)b->t0 / 1000.0;
+    double e = ns == 1.0 ? viz_model_us(m, (double)b->t1) : (double)b->t1 / 1000.0;
+    snprintf(h->text + n, sizeof h->text - (size_t)n,
+             "  ·  %s: block %u on SM %u, %.2f .. %.2f us (%.2f us)", who, b->id, b->sm, a, e,
+             e - a);
+    h->block = (int)b->id;
+    h->sm = (int)b->sm;
 }
 
 void vr_hover_timeline(const viz_ctx *c, const viz_state *s, int x, int y, viz_hover *h)
