@@ -388,7 +388,7 @@ static void test_cli_png(void **state)
         st = tu_warplab(&r, "view", trace, "--png", out, "--view", views[i], "--sm", "1",
                         "--range", "100:800", "--cursor", "400", "--reason", "long_scoreboard",
                         "--sched", "0", "--regs", "40", "--smem", "4096", "--lang", "zh",
-                        "--per-warp", "--measured",
+                        "--per-warp", "--show-help", "--measured",
                         tu_path("tests/data/viz/measured_small.json"), NULL);
         if (st != 0)
             fail_msg("view %s with every option: exit %d: %s", views[i], st, r.err);

@@ -22,7 +22,7 @@ typedef struct {
     int view, sm, sched, reason, regs, smem, w, h;
     int64_t cursor;
     double range_a, range_b;
-    int is_ptx, per_warp;
+    int is_ptx, per_warp, show_help;
     int nrun; /* the run options (simulate-then-view form) */
     char **run_argv;
     char word_run[4], word_trace[8]; /* writable argv strings for `run` */
@@ -83,6 +83,8 @@ static int parse(int argc, char **argv, viz_opts *o)
             return usage_error("%s needs a value", a);
         if (!strcmp(a, "--per-warp")) {
             o->per_warp = 1;
+        } else if (!strcmp(a, "--show-help")) {
+            o->show_help = 1;
         } else if (!strcmp(a, "--measured")) {
             o->measured = v;
         } else if (!strcmp(a, "--png")) {
@@ -204,6 +206,7 @@ static void setup_state(viz_state *s, const viz_model *m, const viz_opts *o)
     s->src_lines = (int)m->nlines;
     s->cursor = o->cursor;
     s->per_warp = o->per_warp;
+    s->help = o->show_help;
     if (o->range_b > o->range_a) {
         s->t0 = o->range_a;
         s->cpp = (o->range_b - o->range_a) / s->lay.plot.w;

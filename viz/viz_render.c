@@ -292,6 +292,24 @@ static void status_bar(const viz_draw *d)
             VIZ_TEXT_SMALL);
 }
 
+/* The help in English, then Chinese (--lang zh), key by key in the same order. */
+static const char *const help_lines_zh[] = {
+    "切换视图：GPU、SM、停顿分布、实测与模拟对比、占用率、源代码",
+    "放大 / 缩小（以鼠标 / 光标为中心）",
+    "平移（按住 Shift：半屏）",
+    "显示整个内核 / 跳到末尾",
+    "把周期光标放在单击处",
+    "光标前进 / 后退一个周期（Shift：100 个周期）",
+    "播放 / 暂停：光标随时间前进",
+    "上一个 / 下一个 SM（SM 视图）；GPU 视图中 Enter 打开鼠标下的 SM",
+    "实测视图：所有 SM 的线程块 / 一个 SM 的线程束（[ 和 ] 选择 SM）",
+    "按调度器 / 线程束槽位 / 停顿原因筛选（Shift：反向）",
+    "清除筛选（或关闭帮助）",
+    "滚动源代码视图",
+    "本帮助",
+    "退出",
+};
+
 static const char *const help_lines[][2] = {
     {"1 .. 6, Tab", "views: GPU, SM, breakdown, measured vs simulated, occupancy, source"},
     {"wheel, + / -", "zoom in / out (at the mouse / the cursor)"},
@@ -318,11 +336,15 @@ static void help_overlay(const viz_draw *d)
     vr_blend(d, 0, 0, L->toolbar.w, L->status.y + L->status.h, (viz_rgb){0, 0, 0}, 150);
     vr_fill(d, x, y, w, h, vr_ui(VIZ_C_PANEL));
     vr_frame(d, x, y, w, h, vr_ui(VIZ_C_ACCENT));
-    vr_text(d, x + L->pad * 2, y + L->pad, "warplab viewer: keys", VIZ_C_TEXT, VIZ_TEXT_BOLD);
+    int zh = d->c->lang && !strcmp(d->c->lang, "zh") && viz_font_has_cjk(d->f) &&
+             sizeof help_lines_zh / sizeof help_lines_zh[0] == (size_t)n;
+    vr_text(d, x + L->pad * 2, y + L->pad, zh ? "warplab 可视化工具：按键" : "warplab viewer: keys",
+            VIZ_C_TEXT, VIZ_TEXT_BOLD);
     for (int i = 0; i < n; i++) {
         int yy = y + L->pad + (i + 2) * lh;
         vr_text(d, x + L->pad * 2, yy, help_lines[i][0], VIZ_C_ACCENT, 0);
-        vr_text(d, x + (int)(230 * L->scale), yy, help_lines[i][1], VIZ_C_TEXT, 0);
+        vr_text(d, x + (int)(230 * L->scale), yy, zh ? help_lines_zh[i] : help_lines[i][1],
+                VIZ_C_TEXT, 0);
     }
 }
 

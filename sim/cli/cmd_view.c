@@ -27,7 +27,8 @@ static const char view_usage[] =
     "  --per-warp      measured view: the warps of SM --sm instead of every SM's blocks\n"
     "  --regs N, --smem BYTES   the launch's registers / shared memory for the occupancy view\n"
     "                  (default: ptxas -v on the trace's PTX when available)\n"
-    "  --lang en|zh    language of the legend descriptions\n"
+    "  --lang en|zh    language of the legend descriptions and the help\n"
+    "  --show-help     draw the key help over the view (for --png)\n"
     "Keys are listed by F1 in the window and in docs/viewer.md.\n";
 
 int cmd_view(int argc, char **argv)
