@@ -181,6 +181,12 @@ static void test_bad_ptx_files(void **state)
     hostile("PTX cut off inside a kernel", 1, "truncated.ptx:42:22:", "undeclared identifier", "run",
             tu_path("tests/data/hostile/truncated.ptx"), "--kernel", "saxpy", "--grid", "1",
             "--block", "32", SAXPY_ARGS, NULL);
+    /* found by fuzz_ptx on 2026-11-29 (a heap overflow in pcfg_build: a branch resolved to a label
+     * of an earlier function, fixed in 96e851c "labels are per function") */
+    hostile("branch to another function's label (fuzz regression)", 1,
+            "regress-cfg-overflow.ptx:1170:12:", "undefined label '$L__BB1_5'", "run",
+            tu_path("tests/data/hostile/regress-cfg-overflow.ptx"), "--kernel", "or_regs_free",
+            "--grid", "1", "--block", "32", NULL);
     hostile("missing PTX file", 1, "no-such-file.ptx", "No such file", "run",
             tu_path("tests/data/hostile/no-such-file.ptx"), "--kernel", "k", "--grid", "1",
             "--block", "32", NULL);
