@@ -36,4 +36,6 @@ set -- --size 1366x768
 "$warplab" view "$trace" "$@" --png "$out/viewer-source.png" --view source --sm 3 --cursor 22000
 "$warplab" view "$trace" "$@" --png "$out/viewer-sm-zh.png" --view sm --sm 3 --range 20000:26000 \
     --reason long_scoreboard --lang zh
+"$warplab" view "$trace" "$@" --png "$out/viewer-help.png" --view sm --sm 3 --range 20000:26000 \
+    --show-help
 echo "wrote $out/viewer-*.png"
