@@ -410,6 +410,25 @@ static void test_regs_sources(void **state)
 }
 
 /* Two identical runs give identical JSON apart from host time. */
+static void test_device_printf(void **state)
+{
+    (void)state;
+    /* tests/data/exec/printf_assert.cu: threads 3 and 19 print; with --json the text goes to
+     * stderr so stdout stays one JSON object. */
+    const char *ptx = tu_path("tests/data/exec/printf_assert.ptx");
+    tu_result r;
+    expect(&r, 0, NULL, "run", ptx, "--kernel", "pk", "--grid", "1", "--block", "32", "--arg",
+           "u32[32]:zeros", "--arg", "u32:64", NULL);
+    assert_non_null(strstr(r.out, "thread 3:  4.50 ok D 102 -3000000000000|"));
+    assert_non_null(strstr(r.out, "thread 19: 28.50 ok T 112 -19000000000000|"));
+    tu_free(&r);
+    expect(&r, 0, NULL, "run", ptx, "--kernel", "pk", "--grid", "1", "--block", "4", "--arg",
+           "u32[32]:zeros", "--arg", "u32:64", "--json", NULL);
+    assert_non_null(strstr(r.err, "thread 3:  4.50 ok D 102 -3000000000000|"));
+    assert_null(strstr(r.out, "thread 3"));
+    tu_free(&r);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -443,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_fault_and_limits),
         cmocka_unit_test(test_million_blocks),
         cmocka_unit_test(test_regs_sources),
+        cmocka_unit_test(test_device_printf),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -548,6 +548,13 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Device printf output goes to stdout, as on a GPU; with --json it goes to stderr so that
+ * stdout stays one JSON object. */
+static void run_print(void *ctx, const char *text)
+{
+    fputs(text, (FILE *)ctx);
+}
+
 static int run_launch(const run_opts *o, run_state *s)
 {
     diag_t d;
@@ -567,6 +574,8 @@ static int run_launch(const run_opts *o, run_state *s)
     /* Until the timing model lands there are no cycles: --max-cycles bounds the
      * number of warp instructions instead (docs/run.md). */
     cfg.max_warp_insts = o->max_cycles;
+    cfg.print = run_print;
+    cfg.print_ctx = o->json ? stderr : stdout;
     double t0 = now_seconds();
     wl_status stt = launch_kernel(s->mod, s->fn, &cfg, s->mem, &s->st, &d);
     s->sim_seconds = now_seconds() - t0;
