@@ -3,11 +3,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct cache {
     uint64_t *tags;         /* sets x ways: tag + 1, 0 = free (the scan touches only these) */
     uint64_t *lru;          /* sets x ways: last-use stamps */
-    cache_line *lines;      /* sets x ways */
+    cache_line *lines;      /* sets x ways, page-aligned (mmap): one line = one host cache line */
+    size_t lines_bytes;
     uint64_t sets;
     uint32_t ways;
     int hashed;
@@ -48,7 +50,10 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
         c->sets *= 2;
     c->ways = (uint32_t)(lines / c->sets);
     c->hashed = hashed;
-    c->lines = calloc((size_t)(c->sets * c->ways), sizeof *c->lines);
+    /* anonymous mmap: page-aligned and zero-filled lazily (untouched sets cost nothing) */
+    c->lines_bytes = (size_t)(c->sets * c->ways) * sizeof *c->lines;
+    void *p = mmap(NULL, c->lines_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    c->lines = p == MAP_FAILED ? NULL : p;
     c->tags = calloc((size_t)(c->sets * c->ways), sizeof *c->tags);
     c->lru = calloc((size_t)(c->sets * c->ways), sizeof *c->lru);
     if (!c->lines || !c->tags || !c->lru) {
@@ -62,7 +67,8 @@ void cache_destroy(cache_t *c)
 {
     if (!c)
         return;
-    free(c->lines);
+    if (c->lines)
+        munmap(c->lines, c->lines_bytes);
     free(c->tags);
     free(c->lru);
     free(c);
@@ -104,11 +110,10 @@ cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirt
             v = w;
     }
     cache_line *L = &c->lines[base + v];
-    *vtag = L->tag;
+    *vtag = t[v] ? t[v] - 1 : 0;
     *vdirty = t[v] ? L->dirty : 0;
     memset(L, 0, sizeof *L);
     t[v] = tag + 1;
-    L->tag = tag;
     lru[v] = ++c->stamp;
     return L;
 }

@@ -18,12 +18,12 @@
 #define CACHE_MAX_SECTORS 4
 
 typedef struct {
-    uint64_t tag;                       /* line number (address / line bytes) */
     uint64_t busy;                      /* L2: the atomic unit is busy until then (1/256 cycles) */
     uint64_t near[2];                   /* L2: stamp of the last near touch per partition */
     uint64_t ready[CACHE_MAX_SECTORS];  /* cycle each sector's fill completes */
     uint8_t valid, dirty;               /* one bit per sector */
-    /* 80 bytes per line with 4 sectors (tags and LRU stamps are kept apart for the scan) */
+    /* 64 bytes (one host cache line) with 4 sectors; the tags (line numbers) and LRU stamps
+     * are kept apart so that a set scan touches only them */
 } cache_line;
 
 typedef struct cache cache_t;
