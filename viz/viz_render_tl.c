@@ -373,6 +373,8 @@ void vr_view_sm(const viz_draw *d)
                 last_label = y;
             }
         }
+    if (!m->nivs)
+        vr_message(d, "This trace has no warp states.", "No warp ran, or it was cut short.");
     /* a warp arriving in a slot (a new block's warp): a thin gap where it starts */
     for (size_t i = 0; i < m->nwarps; i++) {
         const viz_warp *w = &m->warps[i];
