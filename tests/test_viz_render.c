@@ -480,7 +480,7 @@ static void test_window_loop_scripted(void **state)
     tu_result r;
     const char *trace = fixture_trace("win.wlt");
     setenv("SDL_VIDEODRIVER", "offscreen", 1);
-    setenv("WARPLAB_VIEW_KEYS", "@1~~_23]s.,>.r 4?h56\tfw\x1bq", 1);
+    setenv("WARPLAB_VIEW_KEYS", "@1\r@1~~_23]s.,>.r 4?h56\tfw\x1bq", 1);
     /* SDL's video back end loads and unloads system libraries whose allocations LeakSanitizer
      * cannot attribute; leaks of our own code are caught by the --png tests above */
     setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
