@@ -8,33 +8,6 @@
 
 uint32_t viz_assign_lanes(viz_block *b, size_t n, uint32_t sm_count); /* viz_model.c */
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (size_t k; buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-        n += k;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
 static double num(const cJSON *o, const char *key, double dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -196,7 +169,7 @@ wl_status viz_measured_load(const char *path, viz_measured **out, diag_t *d)
 {
     *out = NULL;
     size_t len = 0;
-    char *text = slurp(path, &len);
+    char *text = viz_model_read_file(path, &len);
     if (!text)
         return diag_set(d, WL_EUSAGE, path, 0, 0, "cannot read the measured file");
     cJSON *root = cJSON_ParseWithLength(text, len);

@@ -189,17 +189,31 @@ wl_status viz_model_set_source(viz_model *m, const char *text, diag_t *d)
     return WL_OK;
 }
 
-/* Reads a whole text file (at most 4 MB); NULL if it cannot. */
-static char *read_text(const char *path)
+/* Reads a whole file, NUL-terminated (see viz_model.h). */
+char *viz_model_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    char *buf = malloc((4u << 20) + 1);
-    size_t n = buf ? fread(buf, 1, 4u << 20, f) : 0;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    for (size_t k; buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+        n += k;
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
     fclose(f);
     if (buf)
         buf[n] = 0;
+    *len = n;
     return buf;
 }
 
@@ -222,7 +236,8 @@ void viz_model_load_cuda(viz_model *m, const char *root_dir)
     snprintf(cand[2], sizeof cand[2], "%.*s%s", slash ? (int)(slash - m->ptx_path + 1) : 0,
              m->ptx_path, base ? base + 1 : name);
     for (int k = 0; k < 3; k++) {
-        char *text = read_text(cand[k]);
+        size_t len;
+        char *text = viz_model_read_file(cand[k], &len);
         if (!text)
             continue;
         int ok = split_lines(text, &m->cu_lines, &m->ncu_lines);

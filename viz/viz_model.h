@@ -126,6 +126,9 @@ wl_status viz_model_add_warp(viz_model *m, const viz_warp *w, diag_t *d);
 /* Copies the PTX text (split into lines). */
 wl_status viz_model_set_source(viz_model *m, const char *text, diag_t *d);
 
+/* Reads a whole file, NUL-terminated (caller frees); NULL if it cannot. *len gets its size. */
+char *viz_model_read_file(const char *path, size_t *len);
+
 /* Looks for the CUDA file the PTX names (`.file 1 "PATH"`): as written, under root_dir, beside
  * the PTX file; loads its lines when found. Not finding it is not an error. */
 void viz_model_load_cuda(viz_model *m, const char *root_dir);
