@@ -351,6 +351,12 @@ static int window_loop(viz_ctx *c, viz_state *s)
                 ev.x = (int)(e.motion.x * sx);
                 ev.y = (int)(e.motion.y * sy);
                 break;
+            case SDL_RENDER_TARGETS_RESET:
+            case SDL_RENDER_DEVICE_RESET:
+                viz_font_reset(f); /* the label textures are gone */
+                dirty = 1;
+                have = 0;
+                break;
             case SDL_WINDOWEVENT:
                 have = e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED;
                 if (have) {

@@ -114,6 +114,11 @@ void viz_font_close(viz_font *f)
     free(f);
 }
 
+void viz_font_reset(viz_font *f)
+{
+    flush_cache(f);
+}
+
 void viz_font_resize(viz_font *f, int px)
 {
     if (px == f->px || px < 4)

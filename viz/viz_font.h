@@ -27,6 +27,8 @@ enum {
 /* Opens the fonts at px pixels for drawing on r. WL_EUSAGE when no Latin font is found. */
 wl_status viz_font_open(SDL_Renderer *r, int px, viz_font **out, diag_t *d);
 void viz_font_close(viz_font *f);
+/* Drops the cached textures (after SDL_RENDER_TARGETS_RESET / DEVICE_RESET lost them). */
+void viz_font_reset(viz_font *f);
 /* Changes the size (window resized); no-op when unchanged. */
 void viz_font_resize(viz_font *f, int px);
 int viz_font_px(const viz_font *f);
