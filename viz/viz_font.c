@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { FACES = 5, CACHE = 1024 }; /* sans, bold, mono, and two slots for CJK (normal, small) */
+enum { CACHE = 1024 }; /* rendered strings kept */
 
 typedef struct {
     char *text;
