@@ -149,7 +149,7 @@ static void test_dram_saturates(void **state)
     (void)state;
     memsys_t *m = memsys_create(&A);
     uint64_t last = 0, line = 0;
-    const uint64_t cycles = 2000;
+    const uint64_t cycles = 20000; /* long enough to amortise the final queue wait */
     for (uint64_t t = 0; t < cycles; t++)
         for (uint32_t sm = 0; sm < 132; sm++) {
             uint64_t sec[4];
@@ -167,6 +167,31 @@ static void test_dram_saturates(void **state)
     double peak = A.dram_bandwidth_gbs * 1e3 / A.sm_clock_mhz;
     if (st.dram_bytes_per_cycle > peak || st.dram_bytes_per_cycle < 0.7 * peak)
         fail_msg("sustained %.1f B/cycle vs theoretical %.1f", st.dram_bytes_per_cycle, peak);
+    memsys_destroy(m);
+}
+
+/* Half the sustained bandwidth for a while: a new load waits about k x u / (1 - u) on top of
+ * lat_dram (u = 0.5: about k, the documented 260 cycles); an idle DRAM adds nothing. */
+static void test_dram_loaded_latency(void **state)
+{
+    (void)state;
+    memsys_t *m = memsys_create(&A);
+    memsys_stats st;
+    memsys_get_stats(m, &st);
+    uint32_t per_cycle = (uint32_t)(st.dram_bytes_per_cycle / 2 / 128 + 0.5); /* lines */
+    uint64_t line = 0, t;
+    for (t = 0; t < 20000; t++)
+        for (uint32_t i = 0; i < per_cycle; i++, line++) {
+            uint64_t sec[4] = {line * 4, line * 4 + 1, line * 4 + 2, line * 4 + 3};
+            memsys_access(m, (uint32_t)(line % 132), MEMSYS_LOAD, 0, t, sec, 4, 0);
+        }
+    double u = per_cycle * 128.0 / st.dram_bytes_per_cycle;
+    uint64_t probe = (line + 1000) * 4;
+    double extra = (double)(load1(m, 7, probe, t) - t - (uint64_t)A.lat_dram);
+    expect_near("loaded DRAM extra wait / (u / (1 - u))", extra / (u / (1 - u)), 260, 0.15);
+    memsys_destroy(m);
+    m = memsys_create(&A);
+    expect("idle DRAM", load1(m, 7, probe, 1000000), 1000000 + (uint64_t)A.lat_dram);
     memsys_destroy(m);
 }
 
@@ -279,7 +304,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_levels),         cmocka_unit_test(test_pending_merge),
         cmocka_unit_test(test_store_allocates), cmocka_unit_test(test_atomics),
-        cmocka_unit_test(test_dram_saturates), cmocka_unit_test(test_footprints),
+        cmocka_unit_test(test_dram_saturates), cmocka_unit_test(test_dram_loaded_latency),
+        cmocka_unit_test(test_footprints),
         cmocka_unit_test(test_l1_carveout),    cmocka_unit_test(test_local_tags),
         cmocka_unit_test(test_writeback),      cmocka_unit_test(test_bad_arch),
     };

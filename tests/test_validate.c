@@ -75,8 +75,13 @@ static void test_json_figures(void **state)
     const cJSON *dep = case_of(j, "tiny_dep"), *ind = case_of(j, "tiny_indep");
     double md = num(dep, "measured_us"), pd = num(dep, "predicted_us");
     double mi = num(ind, "measured_us"), pi = num(ind, "predicted_us");
-    if (md != 12.5 || mi != 4.0)
-        fail_msg("measured times %.3f %.3f, expected the crafted 12.5 and 4.0", md, mi);
+    /* tiny_dep has Nsight Compute's duration (12.0), tiny_indep only the event median (4.0) */
+    if (md != 12.0 || mi != 4.0 || num(dep, "event_us") != 12.5)
+        fail_msg("measured times %.3f %.3f (event %.3f), expected the crafted 12.0, 4.0 (12.5)",
+                 md, mi, num(dep, "event_us"));
+    const cJSON *src = cJSON_GetObjectItem(dep, "measured_source");
+    if (!cJSON_IsString(src) || strcmp(src->valuestring, "ncu"))
+        fail_msg("tiny_dep measured_source is not \"ncu\"");
     if (!(pd > 0 && pi > 0))
         fail_msg("predicted %.3f %.3f, expected > 0", pd, pi);
     if (fabs(num(dep, "error") - (pd - md) / md) > 1e-9)
@@ -87,7 +92,7 @@ static void test_json_figures(void **state)
     /* dependent FMA chains run longer than independent ones in the model too */
     if (!(pd > pi))
         fail_msg("predicted dependent %.3f us <= independent %.3f us", pd, pi);
-    /* only tiny_dep (12.5 us) is >= 10 us: MAPE is its |error|, all-case MAPE the mean */
+    /* only tiny_dep (12.0 us) is >= 10 us: MAPE is its |error|, all-case MAPE the mean */
     if (num(j, "cases_counted") != 1)
         fail_msg("cases counted %.0f, expected 1", num(j, "cases_counted"));
     double e1 = fabs(pd - md) / md * 100, e2 = fabs(pi - mi) / mi * 100;
@@ -105,12 +110,12 @@ static void test_json_figures(void **state)
     if (cJSON_GetArraySize(pairs) != 2)
         fail_msg("%d pairs, expected 2", cJSON_GetArraySize(pairs));
     const cJSON *p0 = cJSON_GetArrayItem(pairs, 0), *p1 = cJSON_GetArrayItem(pairs, 1);
-    if (fabs(num(p0, "measured_ratio") - 12.5 / 4.0) > 1e-9 ||
+    if (fabs(num(p0, "measured_ratio") - 12.0 / 4.0) > 1e-9 ||
         fabs(num(p0, "predicted_ratio") - pd / pi) > 1e-9)
         fail_msg("pair ratios %.4f %.4f, expected %.4f %.4f", num(p0, "measured_ratio"),
-                 num(p0, "predicted_ratio"), 12.5 / 4.0, pd / pi);
+                 num(p0, "predicted_ratio"), 12.0 / 4.0, pd / pi);
     if (!cJSON_IsTrue(cJSON_GetObjectItem(p0, "direction_ok")))
-        fail_msg("pair direction: predicted ratio %.3f, measured 3.125", pd / pi);
+        fail_msg("pair direction: predicted ratio %.3f, measured 3.0", pd / pi);
     if (cJSON_GetObjectItem(p1, "measured_ratio"))
         fail_msg("a pair with an unmeasured case got a ratio");
     cJSON_Delete(j);
@@ -164,7 +169,7 @@ static void test_text_and_predictions(void **state)
     tu_warplab(&t, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
                tu_path(PAIRS), "--predictions", path, "--markdown", NULL);
     expect_status(&t, 0, "validate --markdown");
-    expect_has(t.out, "| tiny_dep | 12.50 |", "markdown row");
+    expect_has(t.out, "| tiny_dep | 12.00 |", "markdown row");
     expect_has(t.out, "| independent vs dependent chains | tiny_indep | tiny_dep |", "markdown pair");
     tu_free(&t);
 }

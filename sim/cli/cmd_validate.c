@@ -4,8 +4,9 @@
  * occupancy-* files, not microbench/), replays the same launch (PTX file, kernel, grid, block,
  * dynamic shared memory, --arg specs, all taken from the JSON) through the timing model at full
  * size, with the register count the GPU's compiler chose (attributes.num_regs, so occupancy is
- * the hardware's). It compares the predicted time with the measured median of cold runs
- * (timing.median_us: the harness evicts the L2 before each run; the model starts cold too) and
+ * the hardware's). It compares the predicted time with the kernel's duration as Nsight Compute
+ * measured it (ncu.gpu_time_us: caches flushed before the kernel, like the model's cold start),
+ * or, for a case without ncu data, the median of cold cudaEvent runs (timing.median_us), and
  * prints per case the error, then the mean absolute percentage error over the cases of 10 us or
  * more (issue #6), Pearson's correlation of log times, the biggest outliers, the "A is faster
  * than B" relationships of gpu/validate-pairs.txt with measured and predicted ratios, and how
@@ -160,7 +161,13 @@ static int load_case(const char *path, vcase *c, char *err, size_t errsize)
     snprintf(c->kernel, sizeof c->kernel, "%s", kernel->valuestring);
     c->smem = smem ? (uint32_t)smem->valuedouble : 0;
     c->regs = regs ? (int)regs->valuedouble : 32;
-    c->measured_us = med->valuedouble;
+    /* the kernel's own duration when Nsight Compute measured it: the event pair adds the
+     * launch (~2 us) and the write-back of the dirty lines the harness's L2-evicting memset left;
+     * the model predicts first block dispatched to last block retired */
+    const cJSON *gpu_us = cJSON_GetObjectItem(ncu, "gpu_time_us");
+    c->event_us = med->valuedouble;
+    c->from_ncu = cJSON_IsNumber(gpu_us) && gpu_us->valuedouble > 0;
+    c->measured_us = c->from_ncu ? gpu_us->valuedouble : c->event_us;
     c->nargs = cJSON_GetArraySize(args);
     for (int i = 0; i < c->nargs; i++)
         c->args[i] = strdup(cJSON_GetArrayItem(args, i)->valuestring);

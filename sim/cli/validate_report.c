@@ -247,6 +247,8 @@ static void print_json(const char *arch, const vcase *v, int n, const vsummary *
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "case", c->name);
         cJSON_AddNumberToObject(j, "measured_us", c->measured_us);
+        cJSON_AddStringToObject(j, "measured_source", c->from_ncu ? "ncu" : "event");
+        cJSON_AddNumberToObject(j, "event_us", c->event_us);
         cJSON_AddStringToObject(j, "top_stall_ncu", c->ncu_top);
         if (c->status == 0) {
             cJSON_AddNumberToObject(j, "predicted_us", c->predicted_us);

@@ -16,7 +16,9 @@ typedef struct {
     uint32_t grid[3], block[3], smem;
     int nargs, regs;
     char *args[MAX_ARGS];
-    double measured_us;
+    double measured_us;     /* Nsight Compute's kernel duration, else the event median */
+    double event_us;        /* timing.median_us: cudaEvent pair, cold L2 */
+    int from_ncu;
     char ncu_top[32];       /* Nsight Compute's largest stall ("" without ncu data) */
     /* prediction */
     int status;             /* wl_status of the run; -1 not run */

@@ -6,10 +6,12 @@
  * Model: one channel per 512 bits of bus width; a line goes to channel hash(line) % channels.
  * Each channel is a server of bandwidth (sustained bandwidth / channels): a sector transfer
  * occupies it for sector_bytes / bytes_per_cycle cycles, and a request that finds it busy waits
- * (FIFO queueing), so streaming kernels saturate at the sustained bandwidth and latency grows
- * with load. Reads and write-backs share the channels.
- * Simplified: no banks, rows, refresh or read/write turnaround; the sustained/theoretical ratio
- * stands for all of them.
+ * (FIFO), so streaming kernels saturate at the sustained bandwidth. Real HBM latency grows long
+ * before saturation (bank conflicts, row misses, refresh, read/write turnaround): on top of the
+ * FIFO wait a request waits queue_cycles x u / (1 - u), the mean wait of an M/M/1 queue, where u
+ * is the utilisation of all channels over the last ~tau cycles (an exponential moving average of
+ * the bytes moved, u capped at 0.95). Reads and write-backs share the channels.
+ * Simplified: no banks, rows or refresh as such; one utilisation for all channels.
  */
 #ifndef WL_MEMORY_DRAM_H
 #define WL_MEMORY_DRAM_H
@@ -19,8 +21,9 @@
 typedef struct dram dram_t;
 
 /* bytes_per_cycle: sustained bandwidth of all channels together, bytes per SM cycle (<= 0:
- * unlimited). NULL when out of memory. */
-dram_t *dram_create(uint32_t channels, double bytes_per_cycle);
+ * unlimited); queue_cycles: the load-dependent wait's scale (0: none); tau: the utilisation's
+ * averaging time in cycles. NULL when out of memory. */
+dram_t *dram_create(uint32_t channels, double bytes_per_cycle, double queue_cycles, double tau);
 void dram_destroy(dram_t *d);
 /* Moves `bytes` of line `line` starting no earlier than cycle t; returns the cycles the
  * transfer waited for its channel (0 when the channel was idle). */

@@ -35,7 +35,7 @@ l2_t *l2_create(const l2_config *cfg, dram_t *dram)
     uint64_t lines = cfg->bytes / cfg->line_bytes;
     l->home = cache_create(lines, cfg->ways, 1);
     l->near_lines = lines / cfg->partitions;
-    l->slices = l->home ? dram_create(cfg->slices, cfg->bytes_per_cycle) : NULL;
+    l->slices = l->home ? dram_create(cfg->slices, cfg->bytes_per_cycle, 0, 1) : NULL;
     if (!l->slices) {
         l2_destroy(l);
         return NULL;

@@ -9,7 +9,13 @@
  *                per 1.98 GHz cycle over 120 slices (hardware-numbers.md's earlier 16.5-26.4 TB/s
  *                is not reproduced by our kernel; docs/memory.md).
  *   DRAM         channels = bus bits / 512 (one per 512-bit controller, [H100WP]); sustained =
- *                theoretical x 0.875: [MB] dram_bw read_gbs 4213.3 of 4814 GB/s.
+ *                theoretical x 0.82: [MB] dram_bw copy_gbs 3960.2 of 4814 GB/s (reads and writes
+ *                mixed, as in most kernels; a pure read stream reached 4213.3 = 0.875).
+ *                Load-dependent wait 260 x u / (1 - u) cycles (u = utilisation of the sustained
+ *                bandwidth over ~2000 cycles): fitted to the copy kernel at 1, 2, 4, 8 blocks per
+ *                SM (gpu/measured/h200/lat_copy_*bpsm.json, Nsight Compute durations and DRAM
+ *                bytes): its load-to-use latency grows from ~810 to ~1390 cycles as the
+ *                utilisation goes from 0.15 to 0.69, k = 183, 256, 261, 274 at the four points.
  *   atomics      the L2 atomic unit takes 1.45 cycles per operation on one line: [MB] atomics
  *                one_address 1.368 Gops/s at 1.98 GHz; a warp's atomic touching several lines
  *                sends them one after another, 8.45 cycles apart: [MB] global_32lanes_distinct
@@ -27,7 +33,9 @@
 #define MEMSYS_L2_WAYS 16u
 #define MEMSYS_L2_SLICE_BYTES (512u * 1024u)
 #define MEMSYS_L2_SLICE_BYTES_PER_CYCLE 36.0
-#define MEMSYS_DRAM_EFFICIENCY 0.875
+#define MEMSYS_DRAM_EFFICIENCY 0.82
+#define MEMSYS_DRAM_QUEUE_CYCLES 260.0
+#define MEMSYS_DRAM_TAU 2000.0
 #define MEMSYS_ATOMIC_CYCLES 1.45
 #define MEMSYS_ATOMIC_LINE_CYCLES 8.45
 #define MEMSYS_LOCAL_TAG (1ull << 60) /* local lines get their own tag space */
@@ -66,7 +74,8 @@ memsys_t *memsys_create(const arch_t *a)
     m->l1 = calloc(m->nsm, sizeof *m->l1);
     double clk = a->sm_clock_mhz > 0 ? a->sm_clock_mhz : 1000.0;
     uint32_t channels = a->mem_bus_bits >= 512 ? (uint32_t)(a->mem_bus_bits / 512) : 1;
-    m->dram = dram_create(channels, a->dram_bandwidth_gbs * 1e3 / clk * MEMSYS_DRAM_EFFICIENCY);
+    m->dram = dram_create(channels, a->dram_bandwidth_gbs * 1e3 / clk * MEMSYS_DRAM_EFFICIENCY,
+                          MEMSYS_DRAM_QUEUE_CYCLES, MEMSYS_DRAM_TAU);
     uint32_t slices = (uint32_t)((uint64_t)a->l2_bytes / MEMSYS_L2_SLICE_BYTES);
     slices = slices < m->partitions ? m->partitions : slices;
     l2_config c = {.bytes = (uint64_t)a->l2_bytes,
