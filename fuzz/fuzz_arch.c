@@ -18,6 +18,7 @@
 
 #include "arch.h"
 #include "occupancy.h"
+#include "fuzz_scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -103,14 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mkdir(dir, 0700); /* EEXIST after the first input */
     stem_from_input(data, size, stem, sizeof stem);
     snprintf(path, sizeof path, "%s/%s.ini", dir, stem);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return 0;
-    size_t wrote = size ? fwrite(data, 1, size, f) : 0;
-    if (fclose(f) != 0 || wrote != size) {
-        remove(path);
-        return 0;
-    }
+    if (fuzz_write_scratch(path, data, size))
+        return 0; /* disk trouble, not the loader's */
     arch_t a;
     diag_t d;
     diag_clear(&d);

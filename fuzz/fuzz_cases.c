@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../gpu/harness/cases.c"
+#include "fuzz_scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -64,14 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[64];
     snprintf(path, sizeof path, "/tmp/fuzz_cases.%ld.txt", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return 0;
-    size_t wrote = size ? fwrite(data, 1, size, f) : 0;
-    if (fclose(f) != 0 || wrote != size) {
-        remove(path);
-        return 0;
-    }
+    if (fuzz_write_scratch(path, data, size))
+        return 0; /* disk trouble, not the loader's */
     cases_list l;
     diag_t d;
     diag_clear(&d);
