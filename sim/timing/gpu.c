@@ -436,7 +436,8 @@ wl_status timing_run(const ptx_module *m, const ptx_func *k, const arch_t *a,
     if (st != WL_OK)
         return st;
     exec_grid g = {.dyn_smem = cfg->dyn_smem, .params = cfg->params,
-                   .params_size = cfg->params_size, .num_sms = a->sm_count};
+                   .params_size = cfg->params_size, .num_sms = a->sm_count,
+                   .print = cfg->print, .print_ctx = cfg->print_ctx};
     memcpy(g.grid, cfg->grid, sizeof g.grid);
     memcpy(g.block, cfg->block, sizeof g.block);
     st = exec_prog_create(m, k, &g, mem, &c.prog, d);

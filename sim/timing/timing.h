@@ -48,6 +48,9 @@ typedef struct {
     /* Called about every million warp instructions (NULL: never); the CLI prints progress. */
     void (*progress)(void *ctx, uint64_t cycle, uint64_t blocks_done, uint64_t blocks_total);
     void *progress_ctx;
+    /* Device printf: each formatted string goes to print(print_ctx, text); NULL discards it. */
+    void (*print)(void *ctx, const char *text);
+    void *print_ctx;
 } timing_config;
 
 typedef struct {
