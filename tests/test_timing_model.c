@@ -403,6 +403,12 @@ static void test_errors(void **state)
         fail_msg("max-cycles message: %s", t.err);
     tt_close(&t);
     tt_open(&t, fma_chain, "k");
+    t.cfg.trace_path = "/nonexistent-dir/t.wlt";
+    expect_u64("unwritable trace", (uint64_t)tt_run(&t), WL_EUSAGE);
+    if (!strstr(t.err, "cannot write trace"))
+        fail_msg("trace message: %s", t.err);
+    tt_close(&t);
+    tt_open(&t, fma_chain, "k");
     t.cfg.regs_per_thread = 255;
     t.cfg.block[0] = 1024;
     expect_u64("too many registers", (uint64_t)tt_run(&t), WL_EUSAGE);

@@ -128,9 +128,11 @@ static void block_free(tblock *b)
 static wl_status dispatch(tctx *c, int s, uint64_t start)
 {
     tsm *sm = &c->sms[s];
-    uint32_t id = (uint32_t)c->next_block++;
+    uint64_t lin = c->next_block++;
+    uint32_t id = (uint32_t)lin; /* records keep 32 bits of the linear id */
     const uint32_t *g = c->res->grid;
-    uint32_t ctaid[3] = {id % g[0], id / g[0] % g[1], id / g[0] / g[1]};
+    uint32_t ctaid[3] = {(uint32_t)(lin % g[0]), (uint32_t)(lin / g[0] % g[1]),
+                         (uint32_t)(lin / g[0] / g[1])};
     tblock *b = calloc(1, sizeof *b);
     if (!b)
         return oom(c);
