@@ -61,6 +61,8 @@ checks=(
   "run $F --kernel divergent_syncthreads --grid 1 --block 64 --arg u32[64]:zeros"
   "run $F --kernel named_barrier_mismatch --grid 1 --block 64 --arg u32[64]:zeros"
   "run $F --kernel spin_forever --grid 1 --block 32 --arg u32[1]:zeros --max-cycles 20000"
+  "run $F --kernel shared_race --grid 2 --block 64 --arg u32[64]:zeros --sanitize"
+  "run $F --kernel shared_uninit --grid 1 --block 64 --arg u32[64]:zeros --sanitize"
   "run tests/data/hostile/binary.ptx --kernel k --grid 1 --block 32"
   "run tests/data/hostile/truncated.ptx --kernel saxpy --grid 1 --block 32"
   "run tests/data/hostile --kernel k --grid 1 --block 32"
@@ -73,30 +75,26 @@ checks=(
   "lesson list"
   "nosuchcommand"
 )
+# vg_run ARGS...: warplab under memcheck; PASS when it exits 0-4 and memcheck logged nothing.
+vg_run() {
+  "${VG[@]}" --log-file="$tmp/vg.log" "$W" "$@" >/dev/null 2>&1
+  local rc=$?
+  if [ $rc -le 4 ] && ! [ -s "$tmp/vg.log" ]; then
+    echo "PASS valgrind (exit $rc) warplab $*" >> "$results"
+  else
+    echo "FAIL valgrind (exit $rc) warplab $*" >> "$results"
+    head -30 "$tmp/vg.log" | sed 's/^/    /' >> "$results"
+    fail=1
+  fi
+}
 for c in "${checks[@]}"; do
   # shellcheck disable=SC2086  # word splitting of the command line is intended
-  "${VG[@]}" --log-file="$tmp/vg.log" "$W" $c >/dev/null 2>"$tmp/err.txt"
-  rc=$?
-  if [ $rc -le 4 ] && ! [ -s "$tmp/vg.log" ]; then
-    echo "PASS valgrind (exit $rc) warplab $c" >> "$results"
-  else
-    echo "FAIL valgrind (exit $rc) warplab $c" >> "$results"
-    head -30 "$tmp/vg.log" | sed 's/^/    /' >> "$results"
-    fail=1
-  fi
+  vg_run $c
 done
+export WARPLAB_ARCH_DIR=tests/data/hostile/arch
 for bad in tests/data/hostile/arch/*.ini; do
-  name=$(basename "$bad" .ini)
-  WARPLAB_ARCH_DIR=tests/data/hostile/arch "${VG[@]}" --log-file="$tmp/vg.log" "$W" arch "$name" \
-    >/dev/null 2>&1
-  rc=$?
-  if [ $rc -le 4 ] && ! [ -s "$tmp/vg.log" ]; then
-    echo "PASS valgrind (exit $rc) warplab arch $name (hostile arch dir)" >> "$results"
-  else
-    echo "FAIL valgrind (exit $rc) warplab arch $name (hostile arch dir)" >> "$results"
-    head -30 "$tmp/vg.log" | sed 's/^/    /' >> "$results"
-    fail=1
-  fi
+  vg_run arch "$(basename "$bad" .ini)"
 done
+unset WARPLAB_ARCH_DIR
 cat "$results"
 exit $fail

@@ -312,6 +312,52 @@ static void test_kernel_faults(void **state)
             "u32[64]:zeros", NULL);
 }
 
+/* --sanitize: shared-memory initcheck and racecheck warnings (sim/exec/sancheck.h); the exit
+ * status stays the run's own. */
+static void test_sanitize(void **state)
+{
+    (void)state;
+    const char *ptx = tu_path(FAULTS);
+    tu_result r;
+    /* without --sanitize both kernels run silently: the checks are what finds them */
+    const char *plain[] = {"run", ptx, "--kernel", "shared_race", "--grid", "1", "--block", "64",
+                           "--arg", "u32[64]:zeros"};
+    assert_int_equal(tu_warplabv(&r, 10, plain), 0);
+    if (r.err[0])
+        fail_msg("shared_race without --sanitize printed: %s", r.err);
+    tu_free(&r);
+    hostile("--sanitize: uninitialised shared read", 0,
+            "faults.ptx:264:2: warning: uninitialised __shared__ read of 4 bytes at offset 0xfc",
+            "by thread 0 (warp 0, lane 0) in block (0,0,0): no thread of the block wrote it "
+            "(source line 67)", "run", ptx, "--kernel", "shared_uninit", "--grid", "1", "--block",
+            "64", "--arg", "u32[64]:zeros", "--sanitize", NULL);
+    hostile("--sanitize: shared race between warps", 0,
+            "faults.ptx:298:2: warning: __shared__ read-after-write hazard at offset 0x0: warp 1 "
+            "reads what warp 0 wrote at PTX line 293 with no barrier between",
+            "faults.ptx:293:2: warning: __shared__ write-after-read hazard", "run", ptx,
+            "--kernel", "shared_race", "--grid", "1", "--block", "64", "--arg", "u32[64]:zeros",
+            "--sanitize", NULL);
+    /* a kernel with its __syncthreads in place is clean */
+    const char *clean[] = {"run", tu_path(RUNK), "--kernel", "reverse_smem", "--grid", "2",
+                           "--block", "64", "--smem", "256", "--arg", "u32[128]:iota", "--arg",
+                           "u32[128]:zeros", "--sanitize"};
+    assert_int_equal(tu_warplabv(&r, 15, clean), 0);
+    if (r.err[0])
+        fail_msg("reverse_smem --sanitize warned: %s", r.err);
+    tu_free(&r);
+    /* faults keep their exit status and message under --sanitize */
+    hostile("--sanitize: out-of-bounds global read still faults", 3,
+            "invalid __global__ read of size 4 bytes", "by thread (64,0,0) in block (0,0,0)", "run",
+            ptx, "--kernel", "global_oob_read", "--grid", "1", "--block", "128", "--arg",
+            "u32[64]:iota", "--arg", "u32[1]:zeros", "--arg", "s32:128", "--sanitize", NULL);
+    hostile("--sanitize: divergent __syncthreads still deadlocks", 4, "barrier 0", "can never "
+            "complete", "run", ptx, "--kernel", "divergent_syncthreads", "--grid", "1", "--block",
+            "64", "--arg", "u32[64]:zeros", "--sanitize", NULL);
+    hostile("--sanitize: runaway kernel stopped by --max-cycles", 4, "--max-cycles", NULL, "run",
+            ptx, "--kernel", "spin_forever", "--grid", "1", "--block", "32", "--arg",
+            "u32[1]:zeros", "--max-cycles", "10000", "--sanitize", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_bad_arch_files),
         cmocka_unit_test(test_bad_traces),
         cmocka_unit_test(test_kernel_faults),
+        cmocka_unit_test(test_sanitize),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

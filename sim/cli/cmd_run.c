@@ -27,6 +27,7 @@
 #include "occupancy.h"
 #include "ptx.h"
 #include "ptxas.h"
+#include "sancheck.h"
 
 #define CMD "run"
 #define MAX_ARGS 256 /* --arg options (the param space is at most 64 KiB anyway) */
@@ -35,7 +36,7 @@ static const char usage[] =
     "usage: warplab run KERNEL.ptx --kernel NAME [--arch h200] --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
     "                   [--smem DYNAMIC_BYTES] [--regs N] [--arg SPEC]... [--json]\n"
     "                   [--trace FILE] [--dump DIR] [--policy lrr|gto|two-level]\n"
-    "                   [--max-cycles N]\n"
+    "                   [--max-cycles N] [--sanitize]\n"
     "\n"
     "Runs one kernel launch on the simulated GPU (functional mode until the timing model lands).\n"
     "--arg SPEC, one per kernel parameter, in order:\n"
@@ -44,6 +45,8 @@ static const char usage[] =
     "                              f32[4096]:random(-1,1[,SEED])  u32[16]:random[(SEED)]\n"
     "                              u32[1024]:affine(A,C,M)  (element i = (A*i + C) mod M)\n"
     "--dump DIR writes each buffer after the kernel as DIR/argN.bin (N = parameter position).\n"
+    "--sanitize warns about uninitialised shared-memory reads and shared-memory races between\n"
+    "  warps with no barrier between them (docs/robustness.md); it runs functionally.\n"
     "Exit status: 0 ok, 1 usage, 2 unsupported PTX, 3 fault in the kernel, 4 deadlock/--max-cycles.\n"
     "See docs/run.md.\n";
 
@@ -54,6 +57,7 @@ typedef struct {
     uint64_t smem, max_cycles;
     int regs; /* -1: not given */
     int json;
+    int sanitize; /* --sanitize: shared-memory initcheck/racecheck warnings (sancheck.h) */
     const char *args[MAX_ARGS];
     int nargs;
 } run_opts;
@@ -138,6 +142,10 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         }
         if (!strcmp(a, "--json")) {
             o->json = 1;
+            continue;
+        }
+        if (!strcmp(a, "--sanitize")) {
+            o->sanitize = 1;
             continue;
         }
         /* Every other option takes a value: --opt VALUE or --opt=VALUE. */
@@ -577,7 +585,22 @@ static int run_launch(const run_opts *o, run_state *s)
     cfg.print = run_print;
     cfg.print_ctx = o->json ? stderr : stdout;
     double t0 = now_seconds();
-    wl_status stt = launch_kernel(s->mod, s->fn, &cfg, s->mem, &s->st, &d);
+    wl_status stt;
+    if (o->sanitize) {
+        /* functional run with shadow checks; warnings go to stderr, the status is the run's */
+        sanck_report *rep = (sanck_report *)calloc(1, sizeof *rep);
+        if (!rep)
+            return cli_usage_error(CMD, "out of memory");
+        stt = sanck_launch(s->mod, s->fn, &cfg, s->mem, &s->st, rep, &d);
+        for (int i = 0; i < rep->nwarnings; i++)
+            fprintf(stderr, "warplab: %s\n", rep->msg[i]);
+        if (rep->suppressed)
+            fprintf(stderr, "warplab: note: %llu more sanitizer warnings not shown\n",
+                    (unsigned long long)rep->suppressed);
+        free(rep);
+    } else {
+        stt = launch_kernel(s->mod, s->fn, &cfg, s->mem, &s->st, &d);
+    }
     s->sim_seconds = now_seconds() - t0;
     if (stt != WL_OK)
         return cli_report(&d);
