@@ -175,7 +175,8 @@ static wl_status run_block(sanck *s, exec_block *b, const uint32_t ctaid[3], uin
     for (int w = 0; w < nw && w < 32; w++)
         prev[w] = exec_warp_state_of(b, w);
     s->epoch = 0;
-    memset(s->sh, 0, s->nsh * sizeof *s->sh);
+    if (s->nsh) /* a block starts with every byte unwritten */
+        memset(s->sh, 0, s->nsh * sizeof *s->sh);
     exec_step_info *in = malloc(sizeof *in);
     if (!in)
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
