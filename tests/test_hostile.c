@@ -268,6 +268,20 @@ static void test_bad_traces(void **state)
             tu_path("tests/data/hostile"), "--chrome", out, NULL);
     hostile("missing trace", 1, "cannot open trace", NULL, "export",
             tu_path("tests/data/hostile/none.wlt"), "--chrome", out, NULL);
+    /* the viewer reads traces through the same reader (or says it was not built) */
+    char png[512];
+    snprintf(png, sizeof png, "%s/v.png", tu_tmpdir());
+    const char *view[] = {"view", tu_path("tests/data/hostile/trace/truncated.wlt"), "--png", png};
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    tu_result r;
+    tu_warplabv(&r, 4, view);
+    const char *nl = strchr(r.err, '\n');
+    if (r.status != 1 || !nl || nl[1] ||
+        (!strstr(r.err, "bad trace at byte 300: truncated") &&
+         !strstr(r.err, "built without the viewer")))
+        fail_msg("view of a truncated trace: exit %d, stderr '%s'", r.status, r.err);
+    table_row("trace: truncated.wlt given to `view`", r.status, r.err);
+    tu_free(&r);
     /* the good seed exports: the failures above are about the files, not the command */
     hostile("a valid trace", 0, NULL, NULL, "export", tu_path("fuzz/corpus/trace/four_warps.wlt"),
             "--chrome", out, NULL);
