@@ -37,7 +37,7 @@ if [ ${#sel[@]} -gt 0 ]; then
     echo "PASS valgrind unit tests: ${sel[*]}" >> "$results"
   else
     echo "FAIL valgrind unit tests (see $bdir/valgrind-tests.log)" >> "$results"
-    grep -E '^ *[0-9]+/[0-9]+ ' "$bdir/valgrind-tests.log" | grep -v ' OK ' >> "$results"
+    grep -E '^ *[0-9]+/[0-9]+ ' "$bdir/valgrind-tests.log" | grep -v ' OK ' | sort -u >> "$results"
     fail=1
   fi
 fi
