@@ -5,11 +5,12 @@
  * block (in blockIdx order) on the SM with the most room for more blocks of the kernel, ties
  * broken by a fixed device order; on the H200 the first wave fills a GPC's SMs with consecutive
  * blocks, then the next GPC; a block is placed as soon as a finished one frees resources.
- * Model: exactly most-room with ties to the lowest SM index, SMs numbered GPC by GPC (so ties
- * fill one GPC before the next); residency per SM from the occupancy rules (occ_compute:
- * warps, registers, shared memory, block slots); the first wave starts at cycle 0; a block
- * placed on a freed SM starts lat_block_launch cycles after the previous one retired (at
- * least one). Only resident blocks exist in memory: a block is created when dispatched and
+ * Model: the first wave (cycle 0) by most-room with ties to the lowest SM index, SMs numbered
+ * GPC by GPC (so ties fill one GPC before the next); residency per SM from the occupancy rules
+ * (occ_compute: warps, registers, shared memory, block slots). Afterwards every SM stays full
+ * until the grid runs out, so the SM that just freed a block is the one with the most room: it
+ * takes the next block, which starts lat_block_launch cycles (at least one) after the old one
+ * retired. Only resident blocks exist in memory: a block is created when dispatched and
  * destroyed when its last warp retires. Waves and the tail effect follow from this.
  * Simplified: the H200's real smid numbering (TPC pairs strided across GPCs) is not
  * reproduced; SM ids here are positions in GPC order.
