@@ -187,6 +187,10 @@ static void test_bad_ptx_files(void **state)
             "regress-cfg-overflow.ptx:1170:12:", "undefined label '$L__BB1_5'", "run",
             tu_path("tests/data/hostile/regress-cfg-overflow.ptx"), "--kernel", "or_regs_free",
             "--grid", "1", "--block", "32", NULL);
+    hostile("PTX instruction the simulator does not model", 2, "unsupported.ptx:47:2:",
+            "unsupported instruction 'wgmma.fence.sync.aligned'", "run",
+            tu_path("tests/data/hostile/unsupported.ptx"), "--kernel", "saxpy", "--grid", "1",
+            "--block", "32", SAXPY_ARGS, NULL);
     hostile("missing PTX file", 1, "no-such-file.ptx", "No such file", "run",
             tu_path("tests/data/hostile/no-such-file.ptx"), "--kernel", "k", "--grid", "1",
             "--block", "32", NULL);
