@@ -297,6 +297,29 @@ static void test_bad_traces(void **state)
     free(json);
 }
 
+/* ---- other commands: each bad value named, exit 1 ------------------------------------ */
+
+static void test_other_commands(void **state)
+{
+    (void)state;
+    hostile("occupancy: block of 0 threads", 1, "block size 0 is outside 1..1024", NULL,
+            "occupancy", "--arch", "h200", "--block", "0", "--regs", "32", NULL);
+    hostile("occupancy: 300 registers", 1, "300 registers per thread is outside 1..255", NULL,
+            "occupancy", "--arch", "h200", "--block", "256", "--regs", "300", NULL);
+    hostile("occupancy: 300000 B shared memory", 1, "above the opt-in limit of 232448 B", NULL,
+            "occupancy", "--arch", "h200", "--block", "256", "--regs", "32", "--smem", "300000",
+            NULL);
+    hostile("occupancy: missing batch file", 1, "cannot read", NULL, "occupancy", "--arch",
+            "h200", "--batch", tu_path("tests/data/hostile/none.csv"), NULL);
+    hostile("lesson that does not exist", 1, "no lesson 99", NULL, "lesson", "99", NULL);
+    hostile("export without --chrome", 1, "need TRACE and --chrome OUT.json", NULL, "export",
+            tu_path("fuzz/corpus/trace/one_warp.wlt"), NULL);
+    hostile("export into a missing directory", 1, "cannot write", "No such file or directory",
+            "export", tu_path("fuzz/corpus/trace/one_warp.wlt"), "--chrome",
+            tu_path("tests/data/hostile/no-such-dir/x.json"), NULL);
+    hostile("run without arguments", 1, "missing KERNEL.ptx", NULL, "run", NULL);
+}
+
 /* ---- faults in the simulated kernel ---------------------------------------------------- */
 
 static void test_kernel_faults(void **state)
@@ -385,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_bad_ptx_files),
         cmocka_unit_test(test_bad_arch_files),
         cmocka_unit_test(test_bad_traces),
+        cmocka_unit_test(test_other_commands),
         cmocka_unit_test(test_kernel_faults),
         cmocka_unit_test(test_sanitize),
     };
