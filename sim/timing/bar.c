@@ -72,31 +72,44 @@ wl_status bar_exit(tctx *c, tblock *b, uint32_t nthreads, uint64_t now)
     return WL_OK;
 }
 
+/* Names every barrier of the first blocked block that has waiting warps, in the functional
+ * engine's words (the first barrier gives the position). */
 wl_status bar_deadlock(tctx *c, diag_t *d)
 {
+    const uint32_t *g = c->res->grid;
     for (int s = 0; s < c->nsm; s++) {
         const tsm *sm = &c->sms[s];
         for (int k = 0; k < c->res->blocks_per_sm; k++) {
             const tblock *b = sm->blocks[k];
             if (!b)
                 continue;
+            char msg[900];
+            size_t n = 0;
+            int first = -1;
             for (int id = 0; id < 16; id++) {
                 const tbar *br = &b->bars[id];
                 if (!br->nwaiting)
                     continue;
-                char ws[256] = "";
-                size_t n = 0;
-                for (int i = 0; i < b->nwarps && n + 12 < sizeof ws; i++)
+                if (first < 0)
+                    first = id;
+                char ws[200] = "";
+                size_t m = 0;
+                for (int i = 0; i < b->nwarps && m + 12 < sizeof ws; i++)
                     if (b->warps[i].state == TW_BARRIER && b->warps[i].bar_id == id)
-                        n += (size_t)snprintf(ws + n, sizeof ws - n, "%s%d", n ? "," : "", i);
+                        m += (size_t)snprintf(ws + m, sizeof ws - m, "%s%d", m ? "," : "", i);
                 uint32_t need = br->expected ? br->expected : b->nthreads - b->exited_threads;
-                const uint32_t *g = c->res->grid;
-                return diag_set(d, WL_EDEADLOCK, c->m->name, (int)br->line, 0,
-                                "deadlock: barrier %d in block (%u,%u,%u) can never complete: "
-                                "warps %s wait, %u of %u threads arrived, %u threads exited",
-                                id, b->id % g[0], b->id / g[0] % g[1], b->id / g[0] / g[1], ws,
-                                br->arrived, need, b->exited_threads);
+                if (n < sizeof msg)
+                    n += (size_t)snprintf(msg + n, sizeof msg - n,
+                                          "%sbarrier %d (line %u) can never complete: warps %s "
+                                          "wait, %u of %u threads arrived", n ? "; " : "", id,
+                                          br->line, ws, br->arrived, need);
             }
+            if (first < 0)
+                continue;
+            return diag_set(d, WL_EDEADLOCK, c->m->name, (int)b->bars[first].line, 0,
+                            "deadlock in block (%u,%u,%u): %s; %u threads exited",
+                            b->id % g[0], b->id / g[0] % g[1], b->id / g[0] / g[1], msg,
+                            b->exited_threads);
         }
     }
     return diag_set(d, WL_EDEADLOCK, c->m->name, 0, 0,

@@ -370,9 +370,11 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
             continue; /* superseded by an earlier wake-up */
         if (cfg->max_cycles && t > cfg->max_cycles)
             return diag_set(c->d, WL_EDEADLOCK, c->m->name, 0, 0,
-                            "--max-cycles %llu exceeded (%llu of %llu blocks done)",
-                            (unsigned long long)cfg->max_cycles,
-                            (unsigned long long)c->blocks_done, (unsigned long long)c->nblocks);
+                            "--max-cycles %llu exceeded (%llu of %llu blocks done after %llu "
+                            "warp instructions): a runaway loop, or a spin wait that never "
+                            "ends?", (unsigned long long)cfg->max_cycles,
+                            (unsigned long long)c->blocks_done, (unsigned long long)c->nblocks,
+                            (unsigned long long)c->res->warp_instructions);
         sp->next_eval = T_INF;
         c->res->evaluations++;
         st = sched_eval(c, sp, t);
