@@ -134,7 +134,8 @@ static void test_dependent_fma_chain(void **state)
     expect_u64("wait", t.r.stalls[STALL_WAIT], 4 + 3 * 3);
     expect_u64("resident", t.r.resident_warp_cycles, 19);
     /* no --policy: the arch file's default (h200.ini: gto) */
-    expect_u64("default policy", (uint64_t)t.r.policy, (uint64_t)sched_policy_from_name(t.a.sched_policy));
+    expect_u64("default policy", (uint64_t)t.r.policy,
+               (uint64_t)sched_policy_from_name(t.a.sched_policy));
     expect_u64("h200 policy", (uint64_t)t.r.policy, SCHED_GTO);
     tt_close(&t);
 }
