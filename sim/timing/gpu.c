@@ -220,7 +220,9 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->nsm = a->sm_count;
     c->nsub = a->sub_partitions > 0 ? a->sub_partitions : 1;
     c->nf = c->m->nfuncs ? c->m->nfuncs : 1;
-    c->queue_depth = a->lsu_queue_depth < 1 ? 1 : a->lsu_queue_depth > 16 ? 16 : (uint32_t)a->lsu_queue_depth;
+    c->queue_depth = a->lsu_queue_depth < 1    ? 1
+                     : a->lsu_queue_depth > 16 ? 16 /* the queues' ring size */
+                                               : (uint32_t)a->lsu_queue_depth;
     c->sms = calloc((size_t)c->nsm, sizeof *c->sms);
     c->sp = calloc((size_t)c->nsm * (size_t)c->nsub, sizeof *c->sp);
     c->scratch_blocks = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_blocks);
@@ -434,7 +436,8 @@ wl_status timing_run(const ptx_module *m, const ptx_func *k, const arch_t *a,
     res->memory_model = "fixed-latency";
     c.nblocks = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     c.threads_per_block = cfg->block[0] * cfg->block[1] * cfg->block[2];
-    c.warps_per_block = (int)((c.threads_per_block + (uint32_t)a->warp_size - 1) / (uint32_t)a->warp_size);
+    uint32_t ws = a->warp_size > 0 ? (uint32_t)a->warp_size : 32;
+    c.warps_per_block = (int)((c.threads_per_block + ws - 1) / ws);
     if (c.nblocks == 0 || c.threads_per_block == 0 || a->sm_count <= 0 || a->max_warps_per_sm <= 0)
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "empty grid or block, or an arch without SMs");
     wl_status st = occupancy(&c, cfg);

@@ -123,7 +123,8 @@ void timing_report_text(const timing_result *r, FILE *f)
     fprintf(f, "  Section: Launch\n");
     fprintf(f, "    kernel                        %s on %s (%d SMs x %d schedulers, %.0f MHz)\n",
             r->kernel, r->arch, r->sm_count, r->subpartitions, r->clock_mhz);
-    fprintf(f, "    grid / block                  (%u,%u,%u) x (%u,%u,%u)  %llu blocks, %.2f waves\n",
+    fprintf(f, "    grid / block                  (%u,%u,%u) x (%u,%u,%u)  %llu blocks, "
+            "%.2f waves\n",
             r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2],
             (unsigned long long)r->nblocks, (double)r->waves_x100 / 100.0);
     fprintf(f, "    duration                      %llu cycles, %.3f us (first dispatch to last "
