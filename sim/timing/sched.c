@@ -230,6 +230,10 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
             r->shared_wavefronts += wf;
             r->shared_bank_conflicts += wf - ideal;
         }
+        if (in->unit != PTX_UNIT_SHFL) { /* LDS/STS share the scheduler's address stage */
+            depart = max64(depart, sp->lsu_free);
+            sp->lsu_free = depart + (uint64_t)a->issue_lsu;
+        }
         depart = max64(depart, sp->sm->shared_free);
         sp->sm->shared_free = depart + (uint64_t)wf * TIMING_SMEM_CYCLES_PER_WAVEFRONT;
         ready = depart + base + (uint64_t)(wf - 1) * (uint64_t)a->lat_smem_conflict;

@@ -20,9 +20,10 @@
 #define T_INF UINT64_MAX
 
 /* ---- numbers the arch file does not carry yet (requested in docs/model.md) ---------------- */
-/* Shared-memory / shuffle unit of one SM: one 128-byte wavefront per cycle ([CPG]: 32 banks x
- * 4 B per clock). Request: arch field `smem_wavefronts_per_cycle`. */
-#define TIMING_SMEM_CYCLES_PER_WAVEFRONT 1u
+/* Shared-memory / shuffle unit of one SM: one wavefront per 2 cycles, as [HUERTA] measured
+ * ("accepts 1 request / 2 cycles from all SMSPs") and as the H200's +2 cycles per extra way of a
+ * bank conflict suggests. Request: arch field `smem_cycles_per_wavefront`. */
+#define TIMING_SMEM_CYCLES_PER_WAVEFRONT 2u
 /* L1 data stage: one 128-byte line (wavefront) per cycle per SM. Request: `l1_lines_per_cycle`. */
 #define TIMING_L1_CYCLES_PER_LINE 1u
 /* Depth of the per-SMSP MIO queue; until the arch has `mio_queue_depth` we use the LSU queue
