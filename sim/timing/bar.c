@@ -45,16 +45,16 @@ static int bar_complete(const tblock *b, const tbar *br)
 
 wl_status bar_arrive(tctx *c, tblock *b, tw *w, uint64_t now, int waits)
 {
-    int id = w->info->bar_id & 15;
+    int id = w->dg.bar_id & 15;
     tbar *br = &b->bars[id];
-    br->expected = w->info->bar_count;
-    br->arrived += (uint32_t)__builtin_popcount(w->info->exec_mask);
-    br->line = w->info->line;
+    br->expected = w->dg.bar_count;
+    br->arrived += (uint32_t)__builtin_popcount(w->dg.exec_mask);
+    br->line = w->dg.line;
     if (waits) {
         w->state = TW_BARRIER;
         w->T[C_BAR] = T_INF;
         w->bar_id = id;
-        w->bar_line = w->info->line;
+        w->bar_line = w->dg.line;
         br->nwaiting++;
     }
     return bar_complete(b, br) ? bar_release(c, b, id, now) : WL_OK;

@@ -122,6 +122,71 @@ static int eligible(const tw *w, uint64_t t)
     return 1;
 }
 
+/* Fixed latency of a math instruction. */
+static uint64_t math_latency(const tctx *c, const exec_step_info *in)
+{
+    const arch_t *a = c->a;
+    switch (in->latclass) {
+    case PTX_LAT_FMA: {
+        const ptx_insn *ir = insn_of(c, in);
+        int integer = ir->type[0] >= PTX_T_B8 && ir->type[0] <= PTX_T_S64;
+        return (uint64_t)(integer ? a->lat_imad : a->lat_fma);
+    }
+    case PTX_LAT_FP64: return (uint64_t)a->lat_fp64;
+    default: return (uint64_t)a->lat_alu;
+    }
+}
+
+/* Everything issue needs from the functional record, read while it is in the host caches. */
+static void digest(tctx *c, tw *w, const exec_step_info *in)
+{
+    const arch_t *a = c->a;
+    tdigest *g = &w->dg;
+    g->exec_mask = in->exec_mask;
+    g->exit_mask = in->exit_mask;
+    g->line = in->line;
+    g->opcode = in->opcode;
+    g->flags = (uint8_t)((in->is_branch ? D_BRANCH : 0) | (in->yielded ? D_YIELD : 0) |
+                         (in->opcode == PTX_OP_MEMBAR || in->opcode == PTX_OP_FENCE ? D_MEMBAR
+                                                                                    : 0));
+    g->space = in->mem_space;
+    g->mkind = in->mem_atomic ? MEM_ATOMIC : in->mem_store ? MEM_STORE : MEM_LOAD;
+    const ptx_insn *ir = insn_of(c, in);
+    if (in->is_barrier && in->exec_mask) {
+        g->flags |= D_BARRIER | (ir->mode != PTX_BAR_ARRIVE ? D_BAR_WAITS : 0);
+        g->bar_id = in->bar_id;
+        g->bar_count = in->bar_count;
+    }
+    g->sleep = TIMING_SLEEP_CYCLES;
+    if (in->yielded && in->opcode == PTX_OP_NANOSLEEP && ir->nops >= 1) {
+        const ptx_operand *o = &c->m->funcs[in->func].ops[ir->op0];
+        if (o->kind == PTX_OPND_IMM)
+            g->sleep = (uint32_t)(o->imm * (uint64_t)a->sm_clock_mhz / 1000u + 1u);
+    }
+    g->ndst = in->ndst;
+    for (int i = 0; i < in->ndst; i++)
+        g->dst[i] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
+    switch (w->res) {
+    case RES_ALU: case RES_FMA: g->lat = (uint32_t)math_latency(c, in); break;
+    case RES_MIO:
+        if (in->unit == PTX_UNIT_SHFL)
+            g->flags |= D_SHFL;
+        if (in->mem_space == PTX_SPACE_SHARED || in->mem_space == PTX_SPACE_SHARED_CLUSTER) {
+            g->flags |= D_SHARED;
+            ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, &g->wf,
+                        &g->ideal);
+            if (g->wf == 0)
+                g->wf = g->ideal = 1;
+        }
+        break;
+    case RES_LG:
+        g->nsec = ldst_coalesce(in, (uint32_t)a->sector_bytes, (uint32_t)a->line_bytes, w->secs,
+                                &g->nlines);
+        break;
+    default: break;
+    }
+}
+
 wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
 {
     tblock *b = w->blk;
@@ -150,9 +215,8 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     for (int i = 0; i < in->nsrc; i++)
         keys[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
     sb_deps(&w->sb, keys, in->nsrc, 0, now, w->T);
-    for (int i = 0; i < in->ndst; i++)
-        keys[i] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
-    sb_deps(&w->sb, keys, in->ndst, 1, now, w->T);
+    digest(c, w, in);
+    sb_deps(&w->sb, w->dg.dst, in->ndst, 1, now, w->T);
     return WL_OK;
 }
 
@@ -195,42 +259,24 @@ void sched_refresh(tctx *c, tw *w)
         tgpu_wake(c, sp, sp->ens[w->idx]);
 }
 
-/* Fixed latency of a math instruction. */
-static uint64_t math_latency(const tctx *c, const exec_step_info *in)
-{
-    const arch_t *a = c->a;
-    switch (in->latclass) {
-    case PTX_LAT_FMA: {
-        const ptx_insn *ir = insn_of(c, in);
-        int integer = ir->type[0] >= PTX_T_B8 && ir->type[0] <= PTX_T_S64;
-        return (uint64_t)(integer ? a->lat_imad : a->lat_fma);
-    }
-    case PTX_LAT_FP64: return (uint64_t)a->lat_fp64;
-    default: return (uint64_t)a->lat_alu;
-    }
-}
-
 /* The MIO path: shared memory and shuffles through the SM's shared-memory unit, MUFU and
  * conversions through this scheduler's SFU. Returns the result cycle. */
 static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 {
     const arch_t *a = c->a;
-    const exec_step_info *in = w->info;
+    const tdigest *g = &w->dg;
     timing_result *r = c->res;
     uint64_t depart = max64(t, sp->mio_last), ready;
-    if (in->mem_space == PTX_SPACE_SHARED || in->mem_space == PTX_SPACE_SHARED_CLUSTER ||
-        in->unit == PTX_UNIT_SHFL) {
-        uint32_t wf = 1, ideal = 1;
-        uint64_t base = (uint64_t)(in->unit == PTX_UNIT_SHFL ? a->lat_shfl : a->lat_smem);
-        if (in->mem_space == PTX_SPACE_SHARED || in->mem_space == PTX_SPACE_SHARED_CLUSTER) {
-            ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, &wf, &ideal);
-            if (wf == 0)
-                wf = ideal = 1;
+    if (g->flags & (D_SHARED | D_SHFL)) {
+        uint32_t wf = 1;
+        uint64_t base = (uint64_t)(g->flags & D_SHFL ? a->lat_shfl : a->lat_smem);
+        if (g->flags & D_SHARED) {
+            wf = g->wf;
             r->shared_requests++;
             r->shared_wavefronts += wf;
-            r->shared_bank_conflicts += wf - ideal;
+            r->shared_bank_conflicts += wf - g->ideal;
         }
-        if (in->unit != PTX_UNIT_SHFL) { /* LDS/STS share the scheduler's address stage */
+        if (!(g->flags & D_SHFL)) { /* LDS/STS share the scheduler's address stage */
             depart = max64(depart, sp->lsu_free);
             sp->lsu_free = depart + (uint64_t)a->issue_lsu;
         }
@@ -254,7 +300,7 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 {
     const arch_t *a = c->a;
-    const exec_step_info *in = w->info;
+    const tdigest *g = &w->dg;
     timing_result *r = c->res;
     uint64_t depart = max64(max64(t, sp->lg_last), sp->lsu_free);
     sp->lsu_free = depart + (uint64_t)a->issue_lsu;
@@ -262,23 +308,19 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     sp->lg_ring[sp->lg_pos] = depart;
     sp->lg_pos = (sp->lg_pos + 1) % c->queue_depth;
     sp->qready[RES_LG] = sp->lg_ring[sp->lg_pos];
-    uint64_t sectors[64];
-    uint32_t nlines = 0;
-    uint32_t ns = ldst_coalesce(in, (uint32_t)a->sector_bytes, (uint32_t)a->line_bytes, sectors,
-                                &nlines);
+    uint32_t ns = g->nsec;
     uint64_t start = max64(depart, sp->sm->l1_free);
-    sp->sm->l1_free = start + (uint64_t)(nlines ? nlines : 1) * TIMING_L1_CYCLES_PER_LINE;
-    mem_req q = {.cycle = start, .sm = (uint32_t)sp->sm->id, .space = in->mem_space,
-                 .kind = in->mem_atomic ? MEM_ATOMIC : in->mem_store ? MEM_STORE : MEM_LOAD,
-                 .nsectors = ns, .sectors = sectors,
-                 .lanes = in->mem_atomic ? (uint32_t)__builtin_popcount(in->exec_mask) : 0};
+    sp->sm->l1_free = start + (uint64_t)(g->nlines ? g->nlines : 1) * TIMING_L1_CYCLES_PER_LINE;
+    mem_req q = {.cycle = start, .sm = (uint32_t)sp->sm->id, .space = g->space,
+                 .kind = g->mkind, .nsectors = ns, .sectors = w->secs,
+                 .lanes = g->mkind == MEM_ATOMIC ? (uint32_t)__builtin_popcount(g->exec_mask) : 0};
     uint64_t done = mem_access(c->mem, &q);
-    if (in->mem_space == PTX_SPACE_LOCAL) {
+    if (g->space == PTX_SPACE_LOCAL) {
         r->local_requests++;
         r->local_sectors += ns;
-    } else if (in->mem_atomic) {
+    } else if (g->mkind == MEM_ATOMIC) {
         r->global_atomic_requests++;
-    } else if (in->mem_store) {
+    } else if (g->mkind == MEM_STORE) {
         r->global_store_requests++;
         r->global_store_sectors += ns;
     } else {
@@ -292,27 +334,27 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 {
     const arch_t *a = c->a;
-    const exec_step_info *in = w->info;
+    const tdigest *g = &w->dg;
     timing_result *r = c->res;
     tblock *b = w->blk;
     r->warp_instructions++;
-    r->thread_instructions += (uint64_t)__builtin_popcount(in->exec_mask);
-    if (in->opcode < PTX_OP_COUNT)
-        r->op_count[in->opcode]++;
+    r->thread_instructions += (uint64_t)__builtin_popcount(g->exec_mask);
+    if (g->opcode < PTX_OP_COUNT)
+        r->op_count[g->opcode]++;
     if (c->tr)
-        trace_write_issue(c->tr, &(trace_issue){(uint32_t)sp->sm->id, w->slot, t, in->line,
-                                                in->exec_mask});
+        trace_write_issue(c->tr, &(trace_issue){(uint32_t)sp->sm->id, w->slot, t, g->line,
+                                                g->exec_mask});
     w->has_pending = 0;
     uint64_t ready = t + 1;
     uint8_t kind = SB_FIXED;
     switch (w->res) {
     case RES_ALU:
         sp->pready[RES_ALU] = t + (uint64_t)a->issue_alu;
-        ready = t + math_latency(c, in);
+        ready = t + g->lat;
         break;
     case RES_FMA:
         sp->pready[RES_FMA] = t + (uint64_t)a->issue_fma;
-        ready = t + math_latency(c, in);
+        ready = t + g->lat;
         break;
     case RES_FP64:
         sp->pready[RES_FP64] = t + (uint64_t)a->issue_fp64;
@@ -332,29 +374,21 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         break;
     default: break;
     }
-    for (int i = 0; i < in->ndst; i++)
-        if (sb_set(&w->sb, (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func, ready, kind, t))
+    for (int i = 0; i < g->ndst; i++)
+        if (sb_set(&w->sb, g->dst[i], ready, kind, t))
             return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
 
-    const ptx_insn *ir = insn_of(c, in);
     wl_status st = WL_OK;
-    if (in->is_branch)
+    if (g->flags & D_BRANCH)
         w->T[C_BRANCH] = t + (uint64_t)a->lat_alu; /* resolved on the integer pipe */
-    if (in->opcode == PTX_OP_MEMBAR || in->opcode == PTX_OP_FENCE)
+    if (g->flags & D_MEMBAR)
         w->T[C_MEMBAR] = max64(t + 1, w->mem_done);
-    if (in->yielded) {
-        uint64_t sleep = TIMING_SLEEP_CYCLES;
-        if (in->opcode == PTX_OP_NANOSLEEP && ir->nops >= 1) {
-            const ptx_operand *o = &c->m->funcs[in->func].ops[ir->op0];
-            if (o->kind == PTX_OPND_IMM)
-                sleep = o->imm * (uint64_t)a->sm_clock_mhz / 1000u + 1u;
-        }
-        w->T[C_SLEEP] = t + sleep;
-    }
-    if (in->is_barrier && in->exec_mask)
-        st = bar_arrive(c, b, w, t, ir->mode != PTX_BAR_ARRIVE);
-    if (st == WL_OK && in->exit_mask)
-        st = bar_exit(c, b, (uint32_t)__builtin_popcount(in->exit_mask), t);
+    if (g->flags & D_YIELD)
+        w->T[C_SLEEP] = t + g->sleep;
+    if (g->flags & D_BARRIER)
+        st = bar_arrive(c, b, w, t, (g->flags & D_BAR_WAITS) != 0);
+    if (st == WL_OK && g->exit_mask)
+        st = bar_exit(c, b, (uint32_t)__builtin_popcount(g->exit_mask), t);
     if (st == WL_OK && w->state == TW_ACTIVE && !w->has_pending)
         st = sched_fetch(c, w, t);
     return st;

@@ -80,6 +80,26 @@ typedef struct {
 
 typedef enum { TW_ACTIVE, TW_BARRIER, TW_DRAIN } tw_state;
 
+/* The pending instruction, digested at fetch while the functional engine's record is still in
+ * the host caches; issue reads only this (and, for global/local accesses, the sector list). */
+enum { D_BRANCH = 1, D_MEMBAR = 2, D_YIELD = 4, D_BARRIER = 8, D_BAR_WAITS = 16, D_SHARED = 32,
+       D_SHFL = 64 };
+typedef struct {
+    uint32_t exec_mask, exit_mask, line;
+    uint16_t opcode;
+    uint8_t flags;          /* D_* */
+    uint8_t ndst;
+    uint8_t space;          /* ptx_space of the memory access */
+    uint8_t mkind;          /* mem_kind */
+    uint8_t bar_id;
+    uint32_t bar_count;
+    uint32_t lat;           /* fixed latency of a math instruction */
+    uint32_t sleep;         /* cycles to sleep when D_YIELD */
+    uint32_t nsec, nlines;  /* global/local: sectors (in tw.secs) and lines */
+    uint32_t wf, ideal;     /* shared: wavefronts and the conflict-free number */
+    uint32_t dst[EXEC_MAX_REGS]; /* scoreboard keys of the registers written */
+} tdigest;
+
 struct tblock;
 
 /* A resident warp. Hot fields first: the scheduler reads them every evaluation. */
@@ -96,6 +116,7 @@ typedef struct tw {
     uint64_t run_start;
     uint64_t T[C_COUNT];    /* cycle from which each condition is satisfied */
     uint64_t t_drain;       /* TW_DRAIN: cycle its outstanding memory accesses complete */
+    tdigest dg;             /* the pending instruction */
     /* cold */
     struct tblock *blk;
     int bw;                 /* warp index in the block */
@@ -106,6 +127,7 @@ typedef struct tw {
     uint32_t bar_line;
     sb_t sb;
     exec_step_info *info;   /* the pending instruction (in the block's info array) */
+    uint64_t secs[64];      /* sectors of a pending global/local access */
 } tw;
 
 typedef struct {
