@@ -66,14 +66,17 @@ static void test_levels(void **state)
            8000 + (uint64_t)A.lat_l2_near);
     /* a neighbouring sector of the same line is not there: sectors are fetched alone */
     expect("next sector of the line (DRAM)", load1(m, 0, s + 1, 9000), 9000 + (uint64_t)A.lat_dram);
+    /* its burst partner (sectors 0-1 share a 64-byte DRAM access) came along into the L2 */
+    expect("burst partner (near L2)", load1(m, 2, s - 1, 10000), 10000 + (uint64_t)A.lat_l2_near);
     memsys_stats st;
     memsys_get_stats(m, &st);
-    expect("L1 load sectors", st.l1_load_sectors, 6);
+    expect("L1 load sectors", st.l1_load_sectors, 7);
     expect("L1 hits", st.l1_load_hits, 1);
-    expect("L2 reads", st.l2_read_sectors, 5);
-    expect("L2 hits", st.l2_read_hits, 3);
+    expect("L2 reads", st.l2_read_sectors, 6);
+    expect("L2 hits", st.l2_read_hits, 4);
     expect("far hits", st.l2_far_hits, 1);
-    expect("DRAM bytes", st.dram_bytes, 2 * (uint64_t)A.sector_bytes);
+    /* two misses, each a 64-byte DRAM burst (the sector and its partner) */
+    expect("DRAM bytes", st.dram_bytes, 2 * 2 * (uint64_t)A.sector_bytes);
     memsys_destroy(m);
 }
 
@@ -87,7 +90,7 @@ static void test_pending_merge(void **state)
     expect("other SM merges in the L2", load1(m, 6, 777, 160), first);
     memsys_stats st;
     memsys_get_stats(m, &st);
-    expect("one DRAM sector", st.dram_read_sectors, 1);
+    expect("one DRAM burst (2 sectors)", st.dram_read_sectors, 2);
     memsys_destroy(m);
 }
 

@@ -133,12 +133,21 @@ uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
         done = max64(ready_of(H, hit), tt + (nr ? k->lat_near : k->lat_far));
     }
     if (miss) {
-        uint32_t m = cache_nsectors(miss);
-        l->st.dram_reads += m;
-        uint64_t r = tt + dram_transfer(l->dram, line, tt, m * k->sector_bytes) + k->lat_dram;
         if (!H)
             H = get_line(l, l->home, line, t);
-        fill(H, miss, r);
+        /* DRAM moves whole bursts of dram_sectors aligned sectors: the partners come along */
+        uint8_t fetch = miss;
+        for (uint32_t g = k->dram_sectors > 1 ? k->dram_sectors : 1, i = 0; g > 1 && i < 8; i += g) {
+            uint8_t grp = (uint8_t)(((1u << g) - 1) << i);
+            if (miss & grp)
+                fetch |= grp;
+        }
+        fetch &= (uint8_t)~H->valid;
+        fetch &= (uint8_t)((1u << (k->line_bytes / k->sector_bytes)) - 1);
+        uint32_t m = cache_nsectors(fetch);
+        l->st.dram_reads += m;
+        uint64_t r = tt + dram_transfer(l->dram, line, tt, m * k->sector_bytes) + k->lat_dram;
+        fill(H, fetch, r);
         done = max64(done, r);
     }
     touch_near(l, H, p); /* copied near */

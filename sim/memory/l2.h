@@ -15,7 +15,8 @@
  * near, so a line is near if it is among the partition's last (capacity / partitions) touches,
  * an LRU stack-distance test in O(1). A read of a present sector costs lat_near when the line is
  * near, else lat_far (and the line becomes near); a missing sector is fetched from DRAM
- * (lat_dram). With one partition everything is near. Writes and atomics go to the line
+ * (lat_dram), together with the other sectors of its DRAM burst (dram_sectors aligned
+ * sectors: 2 on the H200, a 64-byte access). With one partition everything is near. Writes and atomics go to the line
  * (dirty). Every sector access occupies one slice (hash of the line) for sector_bytes / slice
  * bandwidth cycles, so the L2 saturates at its bandwidth. An atomic occupies its line's atomic
  * unit for atomic_cycles per operation, so contention on one address serialises.
@@ -40,6 +41,7 @@ typedef struct {
     double bytes_per_cycle;     /* sustained L2 bandwidth of all slices, bytes per SM cycle */
     uint32_t lat_near, lat_far, lat_dram, lat_atomic; /* load-to-use from the L1 stage */
     double atomic_cycles;       /* per atomic operation on one line */
+    uint32_t dram_sectors;      /* sectors DRAM moves per access (aligned group), >= 1 */
 } l2_config;
 
 typedef struct {
