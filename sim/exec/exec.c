@@ -330,7 +330,10 @@ static int ready_top(exec_block *b, xwarp *W)
 /* The static part of the step info: what the instruction is, before it runs. */
 static void fill_static(const xwarp *W, const xfunc *xf, const xinsn *in, exec_step_info *out)
 {
+    /* Everything but the per-lane addresses (256 bytes, filled only for memory instructions). */
     memset(out, 0, offsetof(exec_step_info, addr));
+    memset((char *)out + offsetof(exec_step_info, addr) + sizeof out->addr, 0,
+           sizeof *out - offsetof(exec_step_info, addr) - sizeof out->addr);
     out->opcode = in->ir->op;
     out->unit = in->unit;
     out->latclass = in->lat;
