@@ -545,10 +545,12 @@ wl_status exec_block_round(exec_block *b, uint64_t max_insts, int *progressed, d
             if (st != WL_OK)
                 break;
             if (b->cnt.warp_insts > max_insts) {
-                st = diag_set(d, WL_EDEADLOCK, b->p->m->name, 0, 0,
-                              "block (%u,%u,%u) exceeded %llu warp instructions (a runaway loop, "
-                              "or a spin wait that never ends?)", b->ctaid[0], b->ctaid[1],
-                              b->ctaid[2], (unsigned long long)max_insts);
+                exec_step_info at;
+                uint32_t line = exec_warp_peek(b, w, &at) ? at.line : 0;
+                st = diag_set(d, WL_EDEADLOCK, b->p->m->name, (int)line, 0,
+                              "block (%u,%u,%u) warp %d was still running at PTX line %u when the "
+                              "instruction limit was reached (a runaway loop, or a spin wait that "
+                              "never ends?)", b->ctaid[0], b->ctaid[1], b->ctaid[2], w, line);
                 break;
             }
             if (W->yield) {

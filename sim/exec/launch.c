@@ -1,6 +1,7 @@
 /* launch: a whole grid, functionally (see launch.h). */
 #include "launch.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,14 @@ wl_status launch_kernel(const ptx_module *m, const ptx_func *k, const launch_con
             int progressed;
             uint64_t budget = max_insts > cnt->warp_insts ? max_insts - cnt->warp_insts : 0;
             s = exec_block_round(res[i], budget, &progressed, d);
+            if (s == WL_EDEADLOCK) {
+                /* only the instruction budget stops a round: name the launch-wide limit */
+                char why[sizeof d->msg];
+                snprintf(why, sizeof why, "%s", d->msg);
+                diag_set(d, WL_EDEADLOCK, d->file, d->line, 0,
+                         "the launch exceeded %llu warp instructions "
+                         "(the limit; raise it with --max-cycles): %s", (unsigned long long)max_insts, why);
+            }
             if (s != WL_OK)
                 break;
             any |= progressed;
