@@ -245,6 +245,8 @@ static int handler(void *user, const char *section, const char *name, const char
     int known_section = 0;
     for (size_t i = 0; i < NSECTIONS; i++)
         known_section |= !strcmp(section, sections[i]);
+    if (!*section)
+        return fail(c, "key '%s' before any [section]", name);
     if (!known_section) {
         c->line = c->last_section_line; /* point at the header, not its first key */
         return fail(c, "unknown section [%s]", section);

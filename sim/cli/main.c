@@ -91,7 +91,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "warplab: error: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    fprintf(stderr, "warplab: error: unknown command '%s' (commands: run, occupancy, view, export, "
+                    "lesson, validate, arch; try: warplab --help)\n", argv[1]);
     return WL_EUSAGE;
 }

@@ -589,7 +589,7 @@ wl_status ptx_parse_file(const char *path, ptx_module **out, diag_t *d)
         n += r;
         if (r == 0) {
             if (ferror(fp))
-                st = diag_set(d, WL_EUSAGE, path, 0, 0, "read error");
+                st = diag_set(d, WL_EUSAGE, path, 0, 0, "cannot read: %s", strerror(errno));
             break;
         }
     }
