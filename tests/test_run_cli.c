@@ -157,14 +157,17 @@ static void test_json_keys(void **state)
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (!cJSON_IsNumber(cJSON_GetObjectItem(j, nums[i])))
             fail_msg("key '%s' missing or not a number in %s", nums[i], r.out);
-    const char *nulls[] = {"achieved_occupancy", "cycles", "time_us", "ipc", "stalls",
+    /* the timing model's keys (docs/model.md, section 10) */
+    const char *timed[] = {"achieved_occupancy", "cycles", "time_us", "ipc",
                            "shared_bank_conflicts", "l1_hit_rate", "l2_hit_rate", "dram_bytes"};
-    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
-        if (!cJSON_IsNull(cJSON_GetObjectItem(j, nulls[i])))
-            fail_msg("key '%s' missing or not null in functional mode: %s", nulls[i], r.out);
+    for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++)
+        if (!cJSON_IsNumber(cJSON_GetObjectItem(j, timed[i])))
+            fail_msg("key '%s' missing or not a number: %s", timed[i], r.out);
+    if (!cJSON_IsObject(cJSON_GetObjectItem(j, "stalls")))
+        fail_msg("key 'stalls' missing or not an object: %s", r.out);
     assert_string_equal(cJSON_GetObjectItem(j, "kernel")->valuestring, "saxpy");
     assert_string_equal(cJSON_GetObjectItem(j, "arch")->valuestring, "h200");
-    assert_string_equal(cJSON_GetObjectItem(j, "mode")->valuestring, "functional");
+    assert_string_equal(cJSON_GetObjectItem(j, "mode")->valuestring, "timed");
     const char *src = cJSON_GetObjectItem(j, "regs_source")->valuestring;
     if (strcmp(src, "ptxas") != 0 && strcmp(src, "estimate") != 0)
         fail_msg("regs_source '%s' is neither ptxas nor estimate", src);
@@ -307,16 +310,23 @@ static void test_fault_and_limits(void **state)
     expect(&r, 0, NULL, "run", tu_path(PTX), "--kernel", "overrun", "--grid", "1", "--block",
            "32", "--arg", "f32[32]:zeros", "--arg", "s32:0", NULL);
     tu_free(&r);
-    /* --max-cycles bounds warp instructions in functional mode: exit 4 */
+    /* --max-cycles: a run past cycle N stops with exit 4 */
     expect(&r, 4, NULL, "run", tu_path(PTX), "--kernel", "saxpy", "--grid", "64", "--block",
            "256", "--max-cycles", "10", "--arg", "s32:16384", "--arg", "f32:2", "--arg",
            "f32[16384]:iota", "--arg", "f32[16384]:zeros", NULL);
     tu_free(&r);
-    /* --trace is accepted, with a note, until the timing model lands */
-    expect(&r, 0, "not available until the timing model lands", "run", tu_path(PTX), "--kernel",
-           "overrun", "--grid", "1", "--block", "32", "--arg", "f32[32]:zeros", "--arg", "s32:0",
-           "--trace", "/tmp/never-written.trace", "--policy", "gto", NULL);
+    /* --trace writes a trace the reader accepts (tests/test_timing_trace.c checks its content) */
+    char trace[512];
+    snprintf(trace, sizeof trace, "%s/overrun.wlt", tu_tmpdir());
+    expect(&r, 0, NULL, "run", tu_path(PTX), "--kernel", "overrun", "--grid", "1", "--block",
+           "32", "--arg", "f32[32]:zeros", "--arg", "s32:0", "--trace", trace, "--policy", "gto",
+           NULL);
     tu_free(&r);
+    size_t tlen;
+    char *tb = tu_read_file(trace, &tlen);
+    if (!tb || tlen < 12 || memcmp(tb, "WLTRACE1", 8) != 0)
+        fail_msg("--trace %s: no trace written (%zu bytes)", trace, tb ? tlen : 0);
+    free(tb);
 }
 
 /* A 1,000,000-block grid runs to completion, counts every block, and stays

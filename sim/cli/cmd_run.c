@@ -1,9 +1,10 @@
 /* warplab run: parse a PTX file, set up one kernel launch (arch, grid, block,
- * arguments in a simulated device address space), run it and report.
- *
- * Until the timing model lands the launch executes functionally: the report has
- * instruction counts, branch efficiency and the opcode mix; keys the timing model
- * will fill (cycles, time_us, stalls, ...) are present and null (docs/run.md).
+ * arguments in a simulated device address space), run it on the cycle-level timing model
+ * (sim/timing/timing.h, docs/model.md) and report: cycles, time, stall reasons, occupancy,
+ * memory counters, as a text report modelled on Nsight Compute's sections or as JSON.
+ * --sanitize runs functionally instead (the shared-memory checker works on the functional
+ * launcher): instruction counts only, the timing keys are null, --max-cycles bounds warp
+ * instructions.
  *
  * What CUDA does and we mirror: a launch fails with "invalid configuration"
  * for blocks above 1024 threads (1024 x 1024 x 64 per dimension) or grids above
@@ -18,15 +19,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arch.h"
 #include "argspec.h"
 #include "cli.h"
 #include "devmem.h"
 #include "launch.h"
+#include "lesson.h"
 #include "occupancy.h"
 #include "ptx.h"
 #include "ptxas.h"
+#include "timing.h"
 #include "sancheck.h"
 
 #define CMD "run"
@@ -38,7 +42,7 @@ static const char usage[] =
     "                   [--trace FILE] [--dump DIR] [--policy lrr|gto|two-level]\n"
     "                   [--max-cycles N] [--sanitize]\n"
     "\n"
-    "Runs one kernel launch on the simulated GPU (functional mode until the timing model lands).\n"
+    "Runs one kernel launch on the simulated GPU, cycle by cycle (docs/model.md).\n"
     "--arg SPEC, one per kernel parameter, in order:\n"
     "  scalar TYPE:VALUE           u32:42  s32:-1  f32:2.0  (TYPE u8 s8 u16 s16 u32 s32 u64 s64 f32 f64)\n"
     "  buffer TYPE[COUNT]:INIT     f32[1024]:zeros  u32[256]:iota  s32[64]:const(-1)\n"
@@ -74,7 +78,9 @@ typedef struct {
     int regs;
     const char *regs_source;
     occ_result occ;
-    launch_stats st;
+    launch_stats st;     /* --sanitize (functional) runs */
+    timing_result tr;    /* timed runs; --sanitize fills its instruction counts */
+    int functional;
     double sim_seconds;
 } run_state;
 
@@ -450,58 +456,35 @@ static cJSON *dims_json(const uint32_t d[3])
     return a;
 }
 
-/* Opcodes with a non-zero count, most frequent first (ties by opcode order). */
-static size_t sorted_opcodes(const launch_stats *st, int *idx, size_t max)
-{
-    size_t n = 0, nops = sizeof st->op_count / sizeof st->op_count[0];
-    for (size_t op = 0; op < nops && n < max; op++)
-        if (st->op_count[op])
-            idx[n++] = (int)op;
-    for (size_t i = 1; i < n; i++) /* insertion sort: stable, few entries */
-        for (size_t j = i; j > 0 && st->op_count[idx[j]] > st->op_count[idx[j - 1]]; j--) {
-            int t = idx[j];
-            idx[j] = idx[j - 1];
-            idx[j - 1] = t;
-        }
-    return n;
-}
-
 static void print_json(const run_opts *o, const run_state *s)
 {
-    const launch_stats *st = &s->st;
+    const timing_result *r = &s->tr;
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "kernel", o->kernel);
     cJSON_AddStringToObject(j, "arch", s->arch.name);
-    cJSON_AddStringToObject(j, "mode", "functional");
     cJSON_AddItemToObject(j, "grid", dims_json(o->grid));
     cJSON_AddItemToObject(j, "block", dims_json(o->block));
     cJSON_AddNumberToObject(j, "dynamic_smem", (double)o->smem);
     cJSON_AddNumberToObject(j, "static_smem", s->fn->smem_static);
     cJSON_AddNumberToObject(j, "regs", s->regs);
     cJSON_AddStringToObject(j, "regs_source", s->regs_source);
-    cJSON_AddNumberToObject(j, "blocks_per_sm", s->occ.blocks_per_sm);
     cJSON_AddNumberToObject(j, "warps_per_sm", s->occ.warps_per_sm);
-    cJSON_AddNumberToObject(j, "theoretical_occupancy", s->occ.occupancy);
     cJSON_AddStringToObject(j, "occupancy_limiter", occ_first_limiter(s->occ.limiters));
-    cJSON_AddStringToObject(j, "policy", o->policy ? o->policy : s->arch.sched_policy);
-    /* Filled by the timing model; null in functional mode. */
-    static const char *const timed[] = {"achieved_occupancy", "cycles", "time_us", "ipc",
-                                        "stalls", "shared_bank_conflicts", "l1_hit_rate",
-                                        "l2_hit_rate", "dram_bytes"};
-    for (size_t k = 0; k < sizeof timed / sizeof timed[0]; k++)
-        cJSON_AddNullToObject(j, timed[k]);
-    cJSON_AddNumberToObject(j, "blocks", (double)st->blocks_done);
-    cJSON_AddNumberToObject(j, "warp_instructions", (double)st->warp_insts);
-    cJSON_AddNumberToObject(j, "thread_instructions", (double)st->thread_insts);
-    cJSON_AddNumberToObject(j, "branches", (double)st->branches);
-    cJSON_AddNumberToObject(j, "divergent_branches", (double)st->divergent_branches);
-    cJSON_AddNumberToObject(j, "branch_efficiency", st->branch_efficiency);
-    cJSON_AddNumberToObject(j, "avg_active_lanes", st->avg_active_lanes);
-    cJSON *ops = cJSON_AddObjectToObject(j, "opcodes");
-    int idx[1024];
-    size_t n = sorted_opcodes(st, idx, sizeof idx / sizeof idx[0]);
-    for (size_t i = 0; i < n; i++)
-        cJSON_AddNumberToObject(ops, isa_name(idx[i]), (double)st->op_count[idx[i]]);
+    /* cycles, time_us, stalls, occupancy, memory counters, opcodes, ... */
+    timing_result_to_json(r, j);
+    cJSON_AddNumberToObject(j, "avg_active_lanes",
+                            r->warp_instructions ? (double)r->thread_instructions /
+                                                       (double)r->warp_instructions : 0.0);
+    if (s->functional) { /* --sanitize: no time was modelled */
+        static const char *const timed[] = {"achieved_occupancy", "cycles", "time_us", "ipc",
+                                            "stalls", "shared_bank_conflicts", "l1_hit_rate",
+                                            "l2_hit_rate", "dram_bytes"};
+        for (size_t k = 0; k < sizeof timed / sizeof timed[0]; k++)
+            cJSON_ReplaceItemInObjectCaseSensitive(j, timed[k], cJSON_CreateNull());
+        cJSON_ReplaceItemInObjectCaseSensitive(j, "mode", cJSON_CreateString("functional"));
+    }
+    if (o->trace && !s->functional)
+        cJSON_AddStringToObject(j, "trace", o->trace);
     cJSON_AddNumberToObject(j, "sim_seconds", s->sim_seconds);
     char *txt = cJSON_PrintUnformatted(j);
     if (txt)
@@ -512,38 +495,29 @@ static void print_json(const run_opts *o, const run_state *s)
 
 static void print_text(const run_opts *o, const run_state *s)
 {
-    const launch_stats *st = &s->st;
-    uint64_t threads = (uint64_t)o->block[0] * o->block[1] * o->block[2];
-    uint64_t blocks = (uint64_t)o->grid[0] * o->grid[1] * o->grid[2];
-    printf("kernel %s on %s (%s), functional mode: instruction counts only, no timing yet\n",
-           o->kernel, s->arch.name, s->arch.full_name);
-    printf("  launch      grid (%u,%u,%u) x block (%u,%u,%u) = %" PRIu64 " blocks of %" PRIu64
-           " threads\n", o->grid[0], o->grid[1], o->grid[2], o->block[0], o->block[1],
-           o->block[2], blocks, threads);
+    const timing_result *r = &s->tr;
+    printf("kernel %s on %s (%s)%s\n", o->kernel, s->arch.name, s->arch.full_name,
+           s->functional ? ", functional run (--sanitize): instruction counts, no timing" : "");
     printf("  resources   %d registers/thread (%s), %u B static + %" PRIu64 " B dynamic shared\n",
            s->regs, s->regs_source, s->fn->smem_static, o->smem);
-    printf("  occupancy   %d blocks/SM, %d warps/SM, theoretical %.1f%% (limited by %s)\n",
-           s->occ.blocks_per_sm, s->occ.warps_per_sm, 100.0 * s->occ.occupancy,
-           occ_first_limiter(s->occ.limiters));
-    printf("  executed    %" PRIu64 " warp instructions, %" PRIu64 " thread instructions, "
-           "%.1f active lanes/warp instruction\n",
-           st->warp_insts, st->thread_insts, st->avg_active_lanes);
-    printf("  branches    %" PRIu64 " (%" PRIu64 " divergent), branch efficiency %.1f%%\n",
-           st->branches, st->divergent_branches, 100.0 * st->branch_efficiency);
-    int idx[1024];
-    size_t n = sorted_opcodes(st, idx, sizeof idx / sizeof idx[0]);
-    printf("  opcodes    ");
-    for (size_t i = 0; i < n && i < 8; i++)
-        printf(" %s %" PRIu64 "%s", isa_name(idx[i]), st->op_count[idx[i]],
-               i + 1 < n && i < 7 ? "," : "");
-    printf("%s\n", n > 8 ? ", ..." : "");
-    printf("  host time   %.3f s\n", s->sim_seconds);
+    if (s->functional)
+        printf("  executed    %" PRIu64 " warp instructions, %" PRIu64 " thread instructions, "
+               "branch efficiency %.1f%%\n", r->warp_instructions, r->thread_instructions,
+               100.0 * r->branch_efficiency);
+    else
+        timing_report_text(r, stdout);
+    printf("  host time   %.3f s (%.2f million warp instructions per second)\n", s->sim_seconds,
+           s->sim_seconds > 0 ? (double)r->warp_instructions / s->sim_seconds / 1e6 : 0.0);
+    if (o->trace && !s->functional)
+        printf("  trace       %s (warplab view %s, or warplab export %s --chrome OUT.json)\n",
+               o->trace, o->trace, o->trace);
 }
 
 /* ---- the command ---------------------------------------------------------------- */
 
 static void run_free(run_state *s)
 {
+    timing_result_free(&s->tr);
     devmem_destroy(s->mem);
     free(s->params);
     ptx_module_free(s->mod);
@@ -563,7 +537,7 @@ static void run_print(void *ctx, const char *text)
     fputs(text, (FILE *)ctx);
 }
 
-static int run_launch(const run_opts *o, run_state *s)
+static int run_functional(const run_opts *o, run_state *s)
 {
     diag_t d;
     diag_clear(&d);
@@ -579,8 +553,7 @@ static int run_launch(const run_opts *o, run_state *s)
      * enough (blocks of one grid cannot rely on each other's progress anyway). */
     int resident = s->occ.blocks_per_sm * s->arch.sm_count;
     cfg.max_resident_blocks = resident < LAUNCH_DEFAULT_RESIDENT ? resident : LAUNCH_DEFAULT_RESIDENT;
-    /* Until the timing model lands there are no cycles: --max-cycles bounds the
-     * number of warp instructions instead (docs/run.md). */
+    /* A functional run has no cycles: --max-cycles bounds warp instructions (docs/run.md). */
     cfg.max_warp_insts = o->max_cycles;
     cfg.print = run_print;
     cfg.print_ctx = o->json ? stderr : stdout;
@@ -605,6 +578,92 @@ static int run_launch(const run_opts *o, run_state *s)
     if (stt != WL_OK)
         return cli_report(&d);
     return WL_OK;
+}
+
+/* The instruction counts of a functional run, in the timed result the printers read. */
+static void counts_from_launch(const run_opts *o, run_state *s)
+{
+    timing_result *r = &s->tr;
+    r->policy = sched_policy_from_name(o->policy ? o->policy : s->arch.sched_policy);
+    const launch_stats *st = &s->st;
+    snprintf(r->kernel, sizeof r->kernel, "%s", s->fn->name);
+    snprintf(r->arch, sizeof r->arch, "%s", s->arch.name);
+    r->blocks_per_sm = s->occ.blocks_per_sm;
+    r->theoretical_occupancy = s->occ.occupancy;
+    r->nblocks = st->blocks_done;
+    r->warp_instructions = st->warp_insts;
+    r->thread_instructions = st->thread_insts;
+    r->branches = st->branches;
+    r->divergent_branches = st->divergent_branches;
+    r->branch_efficiency = st->branch_efficiency;
+    memcpy(r->op_count, st->op_count, sizeof r->op_count);
+    r->memory_model = "none";
+}
+
+/* A progress line on stderr (interactive terminals only) once a run takes over a second. */
+typedef struct {
+    double t0;
+    int shown;
+} progress_state;
+
+static void progress(void *ctx, uint64_t cycle, uint64_t done, uint64_t total)
+{
+    progress_state *p = (progress_state *)ctx;
+    if (!isatty(2) || now_seconds() - p->t0 < 1.0)
+        return;
+    fprintf(stderr, "\rwarplab run: cycle %" PRIu64 ", %" PRIu64 " of %" PRIu64 " blocks done ",
+            cycle, done, total);
+    p->shown = 1;
+}
+
+static int run_timed(const run_opts *o, run_state *s)
+{
+    diag_t d;
+    diag_clear(&d);
+    timing_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    memcpy(cfg.grid, o->grid, sizeof cfg.grid);
+    memcpy(cfg.block, o->block, sizeof cfg.block);
+    cfg.dyn_smem = (uint32_t)o->smem;
+    cfg.params = s->params;
+    cfg.params_size = s->fn->param_size;
+    cfg.regs_per_thread = s->regs;
+    cfg.policy = o->policy ? sched_policy_from_name(o->policy) : -1;
+    cfg.max_cycles = o->max_cycles;
+    cfg.trace_path = o->trace;
+    cfg.ptx_path = o->ptx;
+    /* the PTX text, embedded in the trace so the viewer can show lines (NULL: not embedded) */
+    char *source = o->trace ? lesson_read_file(o->ptx, NULL) : NULL;
+    cfg.ptx_source = source;
+    progress_state ps = {now_seconds(), 0};
+    cfg.progress = progress;
+    cfg.progress_ctx = &ps;
+    cfg.print = run_print;
+    cfg.print_ctx = o->json ? stderr : stdout;
+    double t0 = now_seconds();
+    wl_status stt = timing_run(s->mod, s->fn, &s->arch, &cfg, s->mem, &s->tr, &d);
+    s->sim_seconds = now_seconds() - t0;
+    s->tr.sim_seconds = s->sim_seconds;
+    free(source);
+    if (ps.shown)
+        fputc('\n', stderr);
+    if (stt != WL_OK)
+        return cli_report(&d);
+    return WL_OK;
+}
+
+static int run_launch(const run_opts *o, run_state *s)
+{
+    if (!o->sanitize)
+        return run_timed(o, s);
+    s->functional = 1;
+    if (o->trace)
+        fprintf(stderr, "warplab run: note: --trace %s not written: --sanitize runs "
+                "functionally, without time\n", o->trace);
+    int rc = run_functional(o, s);
+    if (!rc)
+        counts_from_launch(o, s);
+    return rc;
 }
 
 int cmd_run(int argc, char **argv)
@@ -634,9 +693,6 @@ int cmd_run(int argc, char **argv)
         rc = pick_regs(o, s);
     if (!rc)
         rc = compute_occupancy(o, s);
-    if (!rc && o->trace)
-        fprintf(stderr, "warplab run: note: --trace %s ignored: traces are not available until "
-                "the timing model lands\n", o->trace);
     if (!rc && o->dump)
         rc = make_dump_dir(o->dump);
     if (!rc)
