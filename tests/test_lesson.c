@@ -470,10 +470,12 @@ static void test_student_cu(void **state)
         skip();
     }
     tu_result r;
-    /* the exercise as handed out lacks its barrier: the result differs from the original's */
+    /* the exercise as handed out lacks its barrier: the goal asking for one fails. (Whether the
+     * missing barrier also changes the result depends on the order the scheduler runs warps
+     * in; under the timing model it does not, so only the goal is asserted.) */
     int st = tu_warplab(&r, "lesson", "2", "--lang", "en", "--check",
                         tu_path("lessons/02-warps-and-lanes/neighbour_exercise.cu"), NULL);
-    if (st != 1 || !strstr(r.out, "FAIL  same_result") || !strstr(r.out, "differs"))
+    if (st != 1 || !strstr(r.out, "FAIL  has_barrier"))
         fail_msg("lesson 2 --check neighbour_exercise.cu exited %d:\n%s\n%s", st, r.out, r.err);
     tu_free(&r);
     /* a compile error is reported, exit 1 */
