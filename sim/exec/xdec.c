@@ -234,7 +234,7 @@ static wl_status decode_call(exec_prog *p, const ptx_func *f, xfunc *xf, const p
     c->arg_src = buf + 3 * nret;
     c->arg_dst = c->arg_src + narg;
     c->arg_size = c->arg_dst + narg;
-    const ptx_operand *ops = &f->ops[in->op0];
+    const ptx_operand *ops = f->ops ? &f->ops[in->op0] : NULL; /* NULL: no operands at all */
     for (uint32_t i = 0; i < nret; i++) {
         int64_t o = call_opnd_off(p, f, xf, &ops[i]);
         if (o < 0) {

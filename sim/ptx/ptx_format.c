@@ -227,7 +227,7 @@ int ptx_insn_format(const ptx_module *m, const ptx_func *f, uint32_t i, char *bu
         put(&b, ".v%u", in->vec);
     for (unsigned k = 0; k < 3; k++)
         mod(&b, in->type[k] ? ptx_type_name((ptx_type)in->type[k]) : "");
-    const ptx_operand *ops = f->ops + in->op0;
+    const ptx_operand *ops = f->ops ? f->ops + in->op0 : NULL; /* a body of operand-less insns */
     if (in->op == PTX_OP_CALL) {
         put(&b, " ");
         if (in->nret) {
