@@ -165,6 +165,11 @@ static void test_runaway_kernel(void **state)
             "a runaway loop, or a spin wait that never ends", "run", tu_path(FAULTS), "--kernel",
             "spin_forever", "--grid", "1", "--block", "32", "--arg", "u32[1]:zeros",
             "--max-cycles", "100000", NULL);
+    /* without --max-cycles the default bound (10^8 cycles) stops it too, in seconds */
+    hostile("kernel that spins forever, stopped by the default --max-cycles", 4,
+            "--max-cycles 100000000 exceeded", "a runaway loop, or a spin wait that never ends",
+            "run", tu_path(FAULTS), "--kernel", "spin_forever", "--grid", "1", "--block", "32",
+            "--arg", "u32[1]:zeros", NULL);
 }
 
 /* ---- broken and foreign files -------------------------------------------------------- */

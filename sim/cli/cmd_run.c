@@ -49,10 +49,18 @@ static const char usage[] =
     "                              f32[4096]:random(-1,1[,SEED])  u32[16]:random[(SEED)]\n"
     "                              u32[1024]:affine(A,C,M)  (element i = (A*i + C) mod M)\n"
     "--dump DIR writes each buffer after the kernel as DIR/argN.bin (N = parameter position).\n"
+    "--max-cycles N stops a timed run still going at cycle N (exit 4); default 100000000\n"
+    "  (50 ms of H200 time, 48x the longest measured lesson case), so a kernel that never ends\n"
+    "  stops instead of hanging. With --sanitize (functional) it bounds warp instructions.\n"
     "--sanitize warns about uninitialised shared-memory reads and shared-memory races between\n"
     "  warps with no barrier between them (docs/robustness.md); it runs functionally.\n"
     "Exit status: 0 ok, 1 usage, 2 unsupported PTX, 3 fault in the kernel, 4 deadlock/--max-cycles.\n"
     "See docs/run.md.\n";
+
+/* Default --max-cycles of a timed run: far above any real lesson kernel (the longest measured
+ * H200 case ran about 2.1 million cycles), low enough that a kernel which never ends stops in
+ * seconds of host time rather than hanging. */
+#define RUN_DEFAULT_MAX_CYCLES UINT64_C(100000000)
 
 typedef struct {
     const char *ptx, *kernel, *arch, *trace, *dump, *policy;
@@ -629,7 +637,7 @@ static int run_timed(const run_opts *o, run_state *s)
     cfg.params_size = s->fn->param_size;
     cfg.regs_per_thread = s->regs;
     cfg.policy = o->policy ? sched_policy_from_name(o->policy) : -1;
-    cfg.max_cycles = o->max_cycles;
+    cfg.max_cycles = o->max_cycles ? o->max_cycles : RUN_DEFAULT_MAX_CYCLES;
     cfg.trace_path = o->trace;
     cfg.ptx_path = o->ptx;
     /* the PTX text, embedded in the trace so the viewer can show lines (NULL: not embedded) */
