@@ -207,6 +207,12 @@ static void setup_state(viz_state *s, const viz_model *m, const viz_opts *o)
     s->cursor = o->cursor;
     s->per_warp = o->per_warp;
     s->help = o->show_help;
+    /* The axis reaches the measured span too (the Measured view compares both), but the other
+     * views open fitted to the simulated run: a 3 us simulation beside an 80 us measurement
+     * would otherwise be a sliver at the left. Home fits everything. */
+    if (s->view != VIZ_VIEW_MEASURED && m->total_cycles > 1 && extent > (double)m->total_cycles &&
+        s->lay.plot.w > 0)
+        s->cpp = (double)m->total_cycles / s->lay.plot.w;
     if (o->range_b > o->range_a) {
         s->t0 = o->range_a;
         s->cpp = (o->range_b - o->range_a) / s->lay.plot.w;
