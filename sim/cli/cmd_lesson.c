@@ -471,7 +471,10 @@ static int lesson_main(lexp_session *s, int check, const char *check_file, int v
     diag_t d;
     if (arch_load(cli_arch_dir(), l->arch, &s->lesson_arch, &d))
         return cli_report(&d);
-    if (view || png_dir)
+    /* `lesson N --png DIR` is the README's main job: the lesson's report first, then its
+     * pictures; with --view or --check the pictures come alone, as before. */
+    int report_then_png = png_dir && !view && !check && !check_file;
+    if ((view || png_dir) && !report_then_png)
         return pictures(s, png_dir, view && !png_dir);
     if (check_file) {
         if (!l->has_exercise)
@@ -494,6 +497,12 @@ static int lesson_main(lexp_session *s, int check, const char *check_file, int v
             lexp_wrap(lexp_tr(s, l->task, l->task_zh), 2, 94);
             printf("  %s cp %s mine.cu; warplab lesson %d --check mine.cu\n",
                    lexp_tr(s, "then:", "然后："), l->ex_kernel, l->number);
+        }
+        if (report_then_png) {
+            printf("\n%s\n", lexp_tr(s, "Pictures (the warps of one SM in each run):",
+                                     "图片（每个实验中一个 SM 上的 warp）："));
+            fflush(stdout);
+            return pictures(s, png_dir, 0);
         }
         return WL_OK;
     }
