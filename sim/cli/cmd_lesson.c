@@ -499,8 +499,12 @@ static int lesson_main(lexp_session *s, int check, const char *check_file, int v
                    lexp_tr(s, "then:", "然后："), l->ex_kernel, l->number);
         }
         if (report_then_png) {
-            printf("\n%s\n", lexp_tr(s, "Pictures (the warps of one SM in each run):",
-                                     "图片（每个实验中一个 SM 上的 warp）："));
+            int gpu_view = !strcmp(l->view_kind, "gpu");
+            printf("\n%s\n",
+                   gpu_view ? lexp_tr(s, "Pictures (the blocks on every SM in each run):",
+                                      "图片（每个实验中每个 SM 上的 block）：")
+                            : lexp_tr(s, "Pictures (the warps of one SM in each run):",
+                                      "图片（每个实验中一个 SM 上的 warp）："));
             fflush(stdout);
             return pictures(s, png_dir, 0);
         }
