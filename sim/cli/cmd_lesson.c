@@ -221,6 +221,27 @@ static int ends_with(const char *s, const char *suf)
 }
 
 
+/* A goal failed: runs the student's kernel once more under `warplab run --sanitize`
+ * (functional, any warp order) and prints its race warnings, which name the source line: a
+ * missing barrier can give the right answer in one timed run and still be wrong. */
+static void sanitizer_hint(lexp_session *s, const lesson_run *r, const char *ptx)
+{
+    lexp_result e;
+    memset(&e, 0, sizeof e);
+    s->sanitize = 1;
+    lexp_run(s, r, &e, ptx, NULL, NULL);
+    s->sanitize = 0;
+    cJSON_Delete(e.json);
+    cJSON_Delete(e.measured);
+    if (!e.warnings[0])
+        return;
+    printf("\n  %s\n", lexp_tr(s, "warplab run --sanitize says about your kernel:",
+                              "warplab run --sanitize 对你的 kernel 的提示："));
+    char *save = NULL;
+    for (char *ln = strtok_r(e.warnings, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
+        lexp_wrap(ln, 4, 94);
+}
+
 static int check_student(lexp_session *s, const char *file)
 {
     const lesson_t *l = s->l;
@@ -293,6 +314,8 @@ static int check_student(lexp_session *s, const char *file)
     }
     lexp_tally t = {0, 0, 0};
     lexp_checks(s, 1, &t);
+    if (t.failed)
+        sanitizer_hint(s, r, ptx);
     if (t.failed == 0 && t.unmet == 0)
         printf("\n  %s\n", lexp_tr(s, "Goal met. Well done.", "达成目标，做得好。"));
     else if (t.failed == 0)

@@ -193,6 +193,31 @@ static void load_measured(lexp_session *s, const char *case_name, lexp_result *e
 
 /* Runs `warplab SUBCOMMAND ... --json` (av[1] names it) and keeps its JSON object in e, or
  * why there is none in e->error. */
+/* Keeps the first three distinct "warning: ..." texts of a run's stderr, without the
+ * "warplab: FILE:LINE:COL: " prefix (FILE is a temporary copy; the source line is named). */
+static void keep_warnings(const char *err, char *out, size_t n)
+{
+    size_t used = 0;
+    int kept = 0;
+    out[0] = '\0';
+    for (const char *p = err; p && *p && kept < 3; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        const char *w = strstr(p, "warning: ");
+        const char *eol = strchr(p, '\n');
+        if (!w || (eol && w > eol))
+            continue;
+        int len = (int)(eol ? (size_t)(eol - w) : strlen(w));
+        char line[400];
+        snprintf(line, sizeof line, "%.*s", len, w);
+        if (strstr(out, line))
+            continue;
+        int k = snprintf(out + used, n - used, "%s\n", line);
+        if (k < 0 || (size_t)k >= n - used)
+            break;
+        used += (size_t)k;
+        kept++;
+    }
+}
+
 static void run_json(const char *const av[], lexp_result *e)
 {
     char buf[600];
@@ -202,6 +227,7 @@ static void run_json(const char *const av[], lexp_result *e)
     e->status = pr.status;
     if (pr.status == 0)
         e->json = cJSON_Parse(pr.out);
+    keep_warnings(pr.err, e->warnings, sizeof e->warnings);
     if (pr.status == 0 && !cJSON_IsObject(e->json))
         snprintf(e->error, sizeof e->error, "warplab %s printed no JSON object", av[1]);
     else if (pr.status)
@@ -259,7 +285,9 @@ void lexp_run(lexp_session *s, const lesson_run *r, lexp_result *e, const char *
     av[ac++] = "--arch";
     av[ac++] = s->l->arch;
     av[ac++] = "--json";
-    if (trace) {
+    if (s->sanitize)
+        av[ac++] = "--sanitize";
+    else if (trace) {
         av[ac++] = "--trace";
         av[ac++] = trace;
     }

@@ -26,6 +26,7 @@ typedef struct {
     cJSON *measured;  /* gpu/measured/<arch>/<case>.json, or NULL */
     int h200_blocks;  /* occupancy: blocks_per_sm from the sweep, -1 when not found */
     int same_output;  /* student: 1 when every buffer equals the lesson's run's, -1 unknown */
+    char warnings[1024]; /* the run's first warnings on stderr ("warning: ..."), one a line */
     arch_t arch;      /* [arch.NAME] */
 } lexp_result;
 
@@ -36,6 +37,7 @@ typedef struct {
     lexp_result runs[LESSON_MAX_RUNS], occs[LESSON_MAX_OCCS], archs[LESSON_MAX_ARCHS];
     lexp_result student;
     int has_student;
+    int sanitize;     /* 1: lexp_run adds --sanitize (functional, race warnings), no trace */
     arch_t lesson_arch;
 } lexp_session;
 
