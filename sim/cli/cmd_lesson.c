@@ -74,6 +74,25 @@ static void num_cell(const lexp_result *e, const char *key, int w, int decimals,
     printf("%*s", w, b);
 }
 
+/* Achieved / theoretical occupancy, "12/100%": what the run kept resident on average, and what
+ * its registers, shared memory and block size allow; "-/100%" while achieved is not modelled. */
+static void occ_cell(const lexp_result *e, int w)
+{
+    lesson_value a, t;
+    char ab[16], b[48];
+    lexp_run_metric(e, "achieved_occupancy", &a);
+    lexp_run_metric(e, "theoretical_occupancy", &t);
+    if (a.kind == LESSON_V_NUM)
+        snprintf(ab, sizeof ab, "%.0f", 100 * a.num);
+    else
+        snprintf(ab, sizeof ab, "-");
+    if (t.kind == LESSON_V_NUM)
+        snprintf(b, sizeof b, "%s/%.0f%%", ab, 100 * t.num);
+    else
+        snprintf(b, sizeof b, "%s/-", ab);
+    printf("%*s", w, b);
+}
+
 static void top_stalls_of(const cJSON *st, char *out, size_t n);
 
 /* The two largest stall reasons of a run (not `selected`), with their share; while the model
@@ -171,7 +190,7 @@ static void print_tables(lexp_session *s)
         rcell(lexp_tr(s, "warp insts", "warp 指令"), 11);
         rcell(lexp_tr(s, "model us", "模型 us"), 10);
         rcell("H200 us", 10);
-        rcell(lexp_tr(s, "occ.", "占用率"), 7);
+        rcell(lexp_tr(s, "occ. a/t", "实/理占用"), 10);
         rcell(lexp_tr(s, "bank cf.", "bank 冲突"), 10);
         rcell(lexp_tr(s, "branch", "分支效率"), 9);
         printf("  %s\n", lexp_tr(s, "top stalls", "主要停顿"));
@@ -195,7 +214,7 @@ static void print_tables(lexp_session *s)
         else
             snprintf(mb, sizeof mb, "-");
         printf("%10s", mb);
-        num_cell(e, "theoretical_occupancy", 7, 0, 1);
+        occ_cell(e, 10);
         num_cell(e, "shared_bank_conflicts", 10, 0, 0);
         num_cell(e, "branch_efficiency", 9, 0, 1);
         top_stalls(e, ts, sizeof ts);
@@ -204,10 +223,14 @@ static void print_tables(lexp_session *s)
     if (l->nruns)
         printf("\n  %s\n", lexp_tr(s,
                "n/m = not modelled yet; '-' = not measured yet; \"H200:\" = Nsight Compute's "
-               "stall reasons on the H200.\n  The model runs the small launches of "
+               "stall reasons on the H200.\n  occ. a/t = achieved / theoretical occupancy: the "
+               "warp slots the run kept filled on average / what its block size,\n  registers "
+               "and shared memory allow (lesson 3).\n  The model runs the small launches of "
                "gpu/cases-sim.txt, the H200 the full-size ones of gpu/cases.txt:\n  compare "
                "ratios between rows, not absolute times.",
                "n/m = 模型尚未给出；'-' = 尚无实测；“H200:” = Nsight Compute 在 H200 上测得的停顿原因。\n"
+               "  实/理占用 = 实际 / 理论占用率：运行中平均占用了 64 个 warp 槽位的几成，以及 block 大小、\n"
+               "  寄存器和共享内存允许的上限（第 3 课）。\n"
                "  模型跑的是 gpu/cases-sim.txt 里的小规模启动，H200 实测的是 gpu/cases.txt 里的完整规模：\n"
                "  请比较行与行之间的比值，而不是绝对时间。"));
 }
