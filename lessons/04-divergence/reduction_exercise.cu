@@ -1,8 +1,8 @@
 /* Lesson 4 exercise: the interleaved reduction of gpu/kernels/reduction.cu.
  *
  * `if (tid % (2 * s) == 0)` keeps every other thread busy, then every fourth...: in each warp the
- * active lanes are scattered, so almost every step splits the warp (divergence), and the
- * scattered addresses also collide in shared-memory banks.
+ * active lanes are scattered, so almost every step splits the warp (divergence). (Their words
+ * still fall in distinct shared-memory banks: the cost here is divergence, not bank conflicts.)
  * Task: keep the name and the result (each block writes the sum of its blockDim.x words), but
  * make the active threads contiguous so whole warps drop out together (hint: halve the stride
  * and use `if (tid < s)`). Check: warplab lesson 4 --check YOUR_COPY.cu
