@@ -17,7 +17,7 @@ extern "C" __global__ void its_warp_sum(const unsigned *in, unsigned *out)
     for (unsigned off = 16; off > 0; off >>= 1) {
         if (lane < off)
             s[tid] += s[tid + off];
-        }
+    }
     if (lane == 0)
         out[gi / 32] = s[tid];
     WL_PROBE_END();
