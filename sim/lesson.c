@@ -26,7 +26,8 @@ static const char *const run_keys[] = {
     "cycles", "time_us", "warp_instructions", "thread_instructions", "ipc", "stalls",
     "stall_share", "shared_bank_conflicts", "branches", "divergent_branches",
     "branch_efficiency", "avg_active_lanes", "l1_hit_rate", "l2_hit_rate", "dram_bytes",
-    "static_smem", "blocks", "opcodes", "h200", "same_output", NULL};
+    "global_load_requests", "global_load_sectors", "static_smem", "blocks", "opcodes", "h200",
+    "same_output", NULL};
 static const char *const occ_keys[] = {"blocks_per_sm", "warps_per_sm", "occupancy", "limiter",
                                        "warps_per_block", "regs_per_block", "smem_per_block",
                                        "h200", NULL};

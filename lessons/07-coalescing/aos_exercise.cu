@@ -4,8 +4,10 @@
  * each of the three loads of a warp touches 384 bytes to use 128.
  * Task: keep the name, the arguments and the result bit for bit (keep the same fmaf
  * expression), but read the block's 3 x blockDim.x floats with coalesced loads: thread t loads
- * words t, t + blockDim.x and t + 2 blockDim.x of the block's slice into shared memory, then,
- * after __syncthreads(), each thread reads its x, y, z from shared memory.
+ * words t, t + blockDim.x and t + 2 blockDim.x of the block's slice into registers (all three
+ * loads first, so that they are in flight together), stores them into shared memory, then,
+ * after __syncthreads(), each thread reads its x, y, z from shared memory. The check launches
+ * n = 65536 = 256 x 256 vectors, so every block's slice is full.
  * Check: warplab lesson 7 --check YOUR_COPY.cu   (launch: --block 256) */
 #include "wl_probe.h"
 
