@@ -4,7 +4,9 @@
  * (two per SM, one wave on the H200) every SM waits for its heaviest block.
  * Task: keep the name, the arguments and the result (out[i] for every i is exactly what it is
  * now) but balance the work across blocks: e.g. let thread t of block b compute the element of a
- * different block so that every block gets a mix of light and heavy elements.
+ * different block so that every block gets a mix of light and heavy elements. Keep each warp's
+ * 32 elements of one weight (else the warp diverges: lesson 4), and mind the schedulers: warp w
+ * runs on scheduler w % 4 of its SM, so give each scheduler the same mix of weights.
  * Check: warplab lesson 10 --check YOUR_COPY.cu   (launch: --grid 264 --block 1024) */
 #include "wl_math.h"
 #include "wl_probe.h"
