@@ -265,6 +265,72 @@ static void sanitizer_hint(lexp_session *s, const lesson_run *r, const char *ptx
         lexp_wrap(ln, 4, 94);
 }
 
+/* The student's source line behind PTX line `pl`: the last `.loc F L C` before it whose file F
+ * is fidx (for a helper inlined into the kernel, the line it was inlined at); 0 when unknown. */
+static int source_line(const char *ptx, int pl, int fidx)
+{
+    int line = 1, src = 0;
+    for (const char *p = ptx; p && *p && line < pl; line++) {
+        const char *eol = strchr(p, '\n');
+        char buf[400];
+        snprintf(buf, sizeof buf, "%.*s", (int)(eol ? (size_t)(eol - p) : strlen(p)), p);
+        const char *loc = strstr(buf, ".loc"), *at = strstr(buf, "inlined_at");
+        int f, l;
+        if (at && sscanf(at, "inlined_at %d %d", &f, &l) == 2 && f == fidx)
+            src = l;
+        else if (loc && sscanf(loc, ".loc %d %d", &f, &l) == 2 && f == fidx)
+            src = l;
+        p = eol ? eol + 1 : NULL;
+    }
+    return src;
+}
+
+/* The `.file N "PATH"` index of the student's source (PATH's last component equals src's), or -1. */
+static int source_file(const char *ptx, const char *src)
+{
+    const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
+    for (const char *p = strstr(ptx, ".file"); p; p = strstr(p + 5, ".file")) {
+        int n;
+        char path[600];
+        if (sscanf(p, ".file %d \"%599[^\"]\"", &n, path) != 2)
+            continue;
+        const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        if (!strcmp(b, base))
+            return n;
+    }
+    return -1;
+}
+
+/* A failed run's message names lines of the temporary PTX compiled from the student's .cu:
+ * "TMP/student.ptx:156" and "(line 156)". Adds the .cu line to each, from -lineinfo's .loc. */
+static void name_source_lines(const char *ptx_path, const char *src, char *msg, size_t n)
+{
+    char *ptx = lesson_read_file(ptx_path, NULL);
+    int fidx = ptx ? source_file(ptx, src) : -1;
+    const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
+    char out[sizeof ((lexp_result *)0)->error] = "";
+    size_t used = 0, plen = strlen(ptx_path);
+    for (const char *p = msg; fidx >= 0 && *p && used + 64 < sizeof out;) {
+        int d = 0, k = 0;
+        if (!strncmp(p, ptx_path, plen) && sscanf(p + plen, ":%d%n", &d, &k) == 1) {
+            k += (int)plen;
+            used += (size_t)snprintf(out + used, sizeof out - used, "PTX:%d [%s:%d]", d, base,
+                                     source_line(ptx, d, fidx));
+        } else if (sscanf(p, "(line %d)%n", &d, &k) == 1 && k > 0) {
+            used += (size_t)snprintf(out + used, sizeof out - used, "(PTX line %d, %s:%d)", d,
+                                     base, source_line(ptx, d, fidx));
+        } else {
+            out[used++] = *p;
+            out[used] = '\0';
+            k = 1;
+        }
+        p += k;
+    }
+    if (fidx >= 0)
+        snprintf(msg, n, "%s", out);
+    free(ptx);
+}
+
 static int check_student(lexp_session *s, const char *file)
 {
     const lesson_t *l = s->l;
@@ -331,6 +397,8 @@ static int check_student(lexp_session *s, const char *file)
                        "你的 kernel 的结果与原版不同"),
                why);
     if (!s->student.json) {
+        if (ends_with(file, ".cu"))
+            name_source_lines(ptx, file, s->student.error, sizeof s->student.error);
         printf("  %s:\n", lexp_tr(s, "your kernel did not run", "你的 kernel 没能运行"));
         lexp_wrap(s->student.error, 4, 92);
         return s->student.status > 0 && s->student.status < 128 ? s->student.status : WL_EUSAGE;
