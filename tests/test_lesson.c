@@ -358,6 +358,21 @@ static void test_lesson_table(void **state)
         !strstr(r.out, "registers      6") || !strstr(r.out, "Takeaway:") ||
         !strstr(r.out, "warplab lesson 3 --check"))
         fail_msg("lesson 3 exited %d:\n%s\n%s", st, r.out, r.err);
+    /* occupancy as achieved/theoretical: one 256-thread block per SM holds 8 of 64 warp slots
+     * (at most 12.5% achieved) though its registers would allow 100% */
+    const char *row = strstr(r.out, "copy, 1 block/SM");
+    int ach = -1, theo = -1;
+    const char *cell = row ? strstr(row, "/100%") : NULL;
+    if (cell) {
+        const char *b = cell;
+        while (b > row && b[-1] >= '0' && b[-1] <= '9')
+            b--;
+        ach = atoi(b);
+        theo = 100;
+    }
+    if (!strstr(r.out, "occ. a/t") || theo != 100 || ach < 1 || ach > 13)
+        fail_msg("lesson 3: 'copy, 1 block/SM' should show achieved 1..13 / theoretical 100%%, "
+                 "got %d/%d:\n%s", ach, theo, r.out);
     tu_free(&r);
     st = tu_warplab(&r, "lesson", "2", "--lang", "zh", NULL);
     if (st != 0 || !strstr(r.out, "要点") || !strstr(r.out, "100 线程的 block"))
@@ -433,6 +448,9 @@ static void test_png(void **state)
     if (st == 0) {
         char png[4300];
         snprintf(png, sizeof png, "%s/lesson10-tail.png", dir);
+        /* the report comes first, and the heading names what a GPU-view picture shows */
+        if (!strstr(r.out, "Takeaway:") || !strstr(r.out, "the blocks on every SM"))
+            fail_msg("lesson 10 --png: no report or wrong picture heading:\n%s", r.out);
         size_t len = 0;
         char *data = tu_read_file(png, &len);
         if (!data || len < 8 || memcmp(data, "\x89PNG", 4))
@@ -477,6 +495,20 @@ static void test_student_cu(void **state)
                         tu_path("lessons/02-warps-and-lanes/neighbour_exercise.cu"), NULL);
     if (st != 1 || !strstr(r.out, "FAIL  has_barrier"))
         fail_msg("lesson 2 --check neighbour_exercise.cu exited %d:\n%s\n%s", st, r.out, r.err);
+    /* ...and the failed goal brings the sanitizer's race report, naming the source lines of the
+     * store (18) and the load (21) of neighbour_exercise.cu */
+    if (!strstr(r.out, "warplab run --sanitize says") || !strstr(r.out, "hazard") ||
+        !strstr(r.out, "(source line 18)") || !strstr(r.out, "(source line 21)"))
+        fail_msg("lesson 2 exercise: no sanitizer race report with lines 18 and 21:\n%s", r.out);
+    tu_free(&r);
+    /* lesson 11's exercise deadlocks; the report adds the .cu line to each PTX line: the
+     * producers wait at 3 + b on line 38, the consumers at 1 + b on line 48 */
+    st = tu_warplab(&r, "lesson", "11", "--lang", "en", "--check",
+                    tu_path("lessons/11-warp-specialisation/ws_exercise.cu"), NULL);
+    if (st != 4 || !strstr(r.out, "deadlock") || !strstr(r.out, "ws_exercise.cu:38)") ||
+        !strstr(r.out, "ws_exercise.cu:48)") || strstr(r.out, "student.ptx"))
+        fail_msg("lesson 11 --check ws_exercise.cu exited %d, want 4 and .cu lines 38, 48:\n%s",
+                 st, r.out);
     tu_free(&r);
     /* a compile error is reported, exit 1 */
     char path[4200];
