@@ -91,6 +91,10 @@ typedef struct {
     int issue_sfu;
     int issue_lsu;
     int lsu_queue_depth;          /* memory instructions one SMSP can have queued */
+    /* 1: the FMA pipe is two halves, FMA-heavy (FP32 and IMAD) and FMA-lite (FP32 only), each
+     * taking a warp instruction every 2 * issue_fma cycles (GA10x, GH100); 0: one pipe (GV100,
+     * GA100) taking FP32 and IMAD every issue_fma cycles. */
+    int fma_heavy_lite;
 } arch_t;
 
 /* Loads and validates one arch file. The name is the file's stem. */

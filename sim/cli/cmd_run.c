@@ -40,7 +40,7 @@ static const char usage[] =
     "usage: warplab run KERNEL.ptx --kernel NAME [--arch h200] --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
     "                   [--smem DYNAMIC_BYTES] [--regs N] [--arg SPEC]... [--json]\n"
     "                   [--trace FILE] [--dump DIR] [--policy lrr|gto|two-level]\n"
-    "                   [--max-cycles N] [--sanitize]\n"
+    "                   [--max-cycles N] [--sanitize] [--ptx-order]\n"
     "\n"
     "Runs one kernel launch on the simulated GPU, cycle by cycle (docs/model.md).\n"
     "--arg SPEC, one per kernel parameter, in order:\n"
@@ -54,6 +54,8 @@ static const char usage[] =
     "  stops instead of hanging. With --sanitize (functional) it bounds warp instructions.\n"
     "--sanitize warns about uninitialised shared-memory reads and shared-memory races between\n"
     "  warps with no barrier between them (docs/robustness.md); it runs functionally.\n"
+    "--ptx-order issues the PTX in the order nvcc wrote it; by default each basic block is first\n"
+    "  reordered the way ptxas schedules it (same results; docs/model.md, compiler model).\n"
     "Exit status: 0 ok, 1 usage, 2 unsupported PTX, 3 fault in the kernel, 4 deadlock/--max-cycles.\n"
     "See docs/run.md.\n";
 
@@ -69,6 +71,7 @@ typedef struct {
     uint64_t smem, max_cycles;
     int regs; /* -1: not given */
     int json;
+    int ptx_order; /* --ptx-order: no ptxas scheduling model */
     int sanitize; /* --sanitize: shared-memory initcheck/racecheck warnings (sancheck.h) */
     const char *args[MAX_ARGS];
     int nargs;
@@ -156,6 +159,10 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         }
         if (!strcmp(a, "--json")) {
             o->json = 1;
+            continue;
+        }
+        if (!strcmp(a, "--ptx-order")) {
+            o->ptx_order = 1;
             continue;
         }
         if (!strcmp(a, "--sanitize")) {
@@ -690,6 +697,8 @@ int cmd_run(int argc, char **argv)
     if (!rc && arch_load(cli_arch_dir(), o->arch, &s->arch, &d) != WL_OK)
         rc = cli_report(&d);
     if (!rc && ptx_parse_file(o->ptx, &s->mod, &d) != WL_OK)
+        rc = cli_report(&d);
+    if (!rc && !o->ptx_order && !o->sanitize && ptx_schedule(s->mod, &d) != WL_OK)
         rc = cli_report(&d);
     if (!rc)
         rc = find_kernel(o, s);

@@ -13,8 +13,8 @@
  * often the model's top stall reason is Nsight Compute's.
  *
  * Options: --arch NAME (required), --json, --markdown (the table of docs/validation.md),
- * --cases GLOB (case names, fnmatch), --measured DIR, --pairs FILE, -j N (cases simulated in
- * parallel child processes; results do not depend on N), --predictions FILE (reuse the
+ * --cases GLOB[,GLOB...] (case names, fnmatch), --measured DIR, --pairs FILE, -j N (cases
+ * simulated in parallel child processes; results do not depend on N), --predictions FILE (reuse the
  * predictions of an earlier --json run instead of simulating), --png FILE (log-log scatter of
  * predicted vs measured; needs the viewer build). Progress goes to stderr.
  * Exit: 0 when every case ran; the failing status (2, 3, 4) when a case failed to run; 1 for bad
@@ -43,7 +43,7 @@
 #define CMD "validate"
 
 static const char usage_text[] =
-    "usage: warplab validate --arch NAME [--json | --markdown] [--cases GLOB] [-j N]\n"
+    "usage: warplab validate --arch NAME [--json | --markdown] [--cases GLOB[,GLOB]] [-j N]\n"
     "                        [--measured DIR] [--pairs FILE] [--predictions FILE.json]\n"
     "                        [--png FILE.png]\n"
     "Replays every measured case of gpu/measured/NAME/ through the timing model and prints\n"
@@ -188,6 +188,27 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Every <case>.json of dir whose case name matches glob. *out sorted by name. */
+/* Whether name matches one of the comma-separated globs (NULL: every name). */
+static int glob_match(const char *globs, const char *name)
+{
+    if (!globs)
+        return 1;
+    char one[256];
+    for (const char *p = globs; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len < sizeof one) {
+            memcpy(one, p, len);
+            one[len] = 0;
+            if (!fnmatch(one, name, 0))
+                return 1;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
 static int load_cases(const char *dir, const char *glob, vcase **out, int *n)
 {
     DIR *dp = opendir(dir);
@@ -209,7 +230,7 @@ static int load_cases(const char *dir, const char *glob, vcase **out, int *n)
             bad = 1;
             break;
         }
-        if (glob && fnmatch(glob, c.name, 0)) {
+        if (!glob_match(glob, c.name)) {
             free_case(&c);
             continue;
         }
@@ -258,6 +279,8 @@ static int simulate(const arch_t *a, vcase *c)
     snprintf(path, sizeof path, "%s/%s", cli_root_dir(), c->ptx);
     ptx_module *m = NULL;
     wl_status st = ptx_parse_file(path, &m, &d);
+    if (st == WL_OK)
+        st = ptx_schedule(m, &d);
     if (st != WL_OK)
         return fail(c, st, &d);
     const ptx_func *k = ptx_find_func(m, c->kernel);

@@ -26,6 +26,12 @@
  * with file:line:col. */
 wl_status ptx_parse_file(const char *path, ptx_module **out, diag_t *d);
 
+/* Reorders the instructions inside each basic block the way ptxas's list scheduler would
+ * (sim/ptx/ptx_sched.c): register dependencies, memory order and control flow are kept, so
+ * results are unchanged; the timing model then issues them in that order. WL_EUSAGE only
+ * when out of memory. */
+wl_status ptx_schedule(ptx_module *m, diag_t *d);
+
 /* Same, from memory (text need not be NUL-terminated; may contain NULs, which
  * are an error). name is used for diagnostics and module->name. */
 wl_status ptx_parse_string(const char *text, size_t len, const char *name,

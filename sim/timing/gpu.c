@@ -247,6 +247,7 @@ static wl_status setup(tctx *c, const timing_config *cfg)
             sp->sm = sm;
             sp->next_eval = T_INF;
             sp->last_slot = UINT32_MAX;
+            sp->lite_free = a->fma_heavy_lite ? 0 : T_INF; /* one FMA pipe: "heavy" is it */
             sp->warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *sp->warps);
             sp->ens = calloc((size_t)a->max_warps_per_sm + 1, sizeof *sp->ens);
             sp->wres = calloc((size_t)a->max_warps_per_sm + 1, 1);

@@ -50,8 +50,27 @@ static const ptx_insn *insn_of(const tctx *c, const exec_step_info *in)
     return &c->m->funcs[in->func].insns[in->pc];
 }
 
+static int is_int_type(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_S64; }
+
+/* Integer instructions ptxas may emit as IMAD forms on the FMA-heavy pipe instead of the ALU
+ * (IMAD.IADD, IMAD.MOV.U32, IMAD.SHL.U32; [NVFORUM-PIPES], and visible in any sm_90 SASS):
+ * 32-bit add/sub without carry, register moves, left shifts by a constant. */
+static int int_on_fma(const tctx *c, const exec_step_info *in, const ptx_insn *ir)
+{
+    unsigned t = ir->type[0];
+    if (!is_int_type(t) || t == PTX_T_B64 || t == PTX_T_U64 || t == PTX_T_S64 ||
+        (ir->flags & PTX_F_CC))
+        return 0;
+    switch (ir->op) {
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MOV: return 1;
+    case PTX_OP_SHL:
+        return ir->nops == 3 && c->m->funcs[in->func].ops[ir->op0 + 2].kind == PTX_OPND_IMM;
+    default: return 0;
+    }
+}
+
 /* Which resource the instruction needs at issue (see timing_int.h). */
-static uint8_t classify(const exec_step_info *in)
+static uint8_t classify(const tctx *c, const exec_step_info *in)
 {
     if (in->mem_load || in->mem_store || in->mem_atomic) {
         switch (in->mem_space) {
@@ -61,9 +80,12 @@ static uint8_t classify(const exec_step_info *in)
         default: return RES_LG;
         }
     }
+    const ptx_insn *ir = insn_of(c, in);
+    if ((ir->op == PTX_OP_DIV || ir->op == PTX_OP_REM) && is_int_type(ir->type[0]))
+        return RES_ALU; /* a sequence of ALU/IMAD/MUFU instructions: see expand() */
     switch (in->unit) {
-    case PTX_UNIT_ALU: return RES_ALU;
-    case PTX_UNIT_FMA: return RES_FMA;
+    case PTX_UNIT_ALU: return int_on_fma(c, in, ir) ? RES_INT : RES_ALU;
+    case PTX_UNIT_FMA: return is_int_type(ir->type[0]) ? RES_IMAD : RES_FMA;
     case PTX_UNIT_FP64: return RES_FP64;
     case PTX_UNIT_TENSOR: return RES_MMA;
     case PTX_UNIT_SFU: case PTX_UNIT_SHFL: return RES_MIO;
@@ -71,6 +93,42 @@ static uint8_t classify(const exec_step_info *in)
     }
 }
 
+/* The pipe conditions of the math classes, from the three pipes' free cycles. */
+static void pipes_ready(tsmsp *sp)
+{
+    uint64_t fma = sp->heavy_free < sp->lite_free ? sp->heavy_free : sp->lite_free;
+    sp->pready[RES_ALU] = sp->alu_free;
+    sp->pready[RES_FMA] = fma;
+    sp->pready[RES_IMAD] = sp->heavy_free;
+    sp->pready[RES_INT] = sp->alu_free < sp->heavy_free ? sp->alu_free : sp->heavy_free;
+}
+
+/* Occupies the math pipe a RES_ALU/FMA/IMAD/INT instruction issues to at cycle t. Each FMA
+ * half takes a warp instruction every 2 * issue_fma cycles (16 of the SMSP's 32 FP32 lanes);
+ * without halves the one FMA pipe takes one every issue_fma. FP32 prefers the lite half and
+ * integer work the ALU, keeping FMA-heavy for what only it can run. */
+static void pipes_issue(const arch_t *a, tsmsp *sp, uint8_t res, uint64_t t)
+{
+    uint64_t heavy = (uint64_t)a->issue_fma * (a->fma_heavy_lite ? 2u : 1u);
+    switch (res) {
+    case RES_ALU: sp->alu_free = t + (uint64_t)a->issue_alu; break;
+    case RES_IMAD: sp->heavy_free = t + heavy; break;
+    case RES_FMA:
+        if (sp->lite_free <= t)
+            sp->lite_free = t + heavy;
+        else
+            sp->heavy_free = t + heavy;
+        break;
+    case RES_INT:
+        if (sp->alu_free <= t)
+            sp->alu_free = t + (uint64_t)a->issue_alu;
+        else
+            sp->heavy_free = t + heavy;
+        break;
+    default: break;
+    }
+    pipes_ready(sp);
+}
 
 /* Fills the scheduler-level conditions (queue, pipe) of w's pending instruction. */
 static inline void shared_conds(const tsmsp *sp, tw *w)
@@ -137,6 +195,28 @@ static uint64_t math_latency(const tctx *c, const exec_step_info *in)
     }
 }
 
+/* Integer division and remainder are not instructions on the GPU: ptxas expands them.
+ * By a register, 32-bit (CUDA 13.0, sm_90, e.g. red_interleaved's `tid % (2 * s)`): I2F.U32.RP,
+ * MUFU.RCP, F2I (a reciprocal estimate), then IMAD/IMAD.HI refinement and two ISETP + IADD
+ * corrections: 17 instructions, 8 on the ALU, 6 on FMA-heavy, 3 through MUFU/conversion; the
+ * dependent path is I2F, MUFU, VIADD, F2I, 3 IMAD, then 7 ALU/IMAD steps: with our measured
+ * latencies (MUFU class 17 for the three XU/MUFU ones, IMAD 4, ALU 5) about 100 cycles.
+ * 64-bit: a call to a division subroutine of roughly four times that (estimate, not traced).
+ * By a constant: a multiply-high by a magic number and a shift (IMAD.HI + SHF), 9 cycles. */
+static void expand(const tctx *c, const exec_step_info *in, const ptx_insn *ir, tdigest *g)
+{
+    const ptx_operand *div = &c->m->funcs[in->func].ops[ir->op0 + 2];
+    int wide = ir->type[0] == PTX_T_U64 || ir->type[0] == PTX_T_S64 || ir->type[0] == PTX_T_B64;
+    g->flags |= D_EXPAND;
+    if (div->kind == PTX_OPND_IMM) {
+        g->xissue = 2, g->xalu = 1, g->xheavy = 1, g->xsfu = 0, g->lat = 9;
+    } else if (!wide) {
+        g->xissue = 17, g->xalu = 8, g->xheavy = 6, g->xsfu = 3, g->lat = 100;
+    } else {
+        g->xissue = 68, g->xalu = 32, g->xheavy = 24, g->xsfu = 3, g->lat = 400;
+    }
+}
+
 /* Everything issue needs from the functional record, read while it is in the host caches. */
 static void digest(tctx *c, tw *w, const exec_step_info *in)
 {
@@ -167,7 +247,12 @@ static void digest(tctx *c, tw *w, const exec_step_info *in)
     for (int i = 0; i < in->ndst; i++)
         g->dst[i] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
     switch (w->res) {
-    case RES_ALU: case RES_FMA: g->lat = (uint32_t)math_latency(c, in); break;
+    case RES_ALU: case RES_FMA: case RES_IMAD: case RES_INT:
+        g->lat = (uint32_t)math_latency(c, in);
+        if ((ir->op == PTX_OP_DIV || ir->op == PTX_OP_REM) && is_int_type(ir->type[0]) &&
+            ir->nops == 3)
+            expand(c, in, ir, g);
+        break;
     case RES_MIO:
         if (in->unit == PTX_UNIT_SHFL)
             g->flags |= D_SHFL;
@@ -187,34 +272,84 @@ static void digest(tctx *c, tw *w, const exec_step_info *in)
     }
 }
 
+/* PTX instructions that ptxas folds away, so the hardware never issues them: a move of a
+ * constant or of a variable's address (it becomes an immediate or constant-bank operand, or a
+ * uniform register set once), cvta between global and generic (the same addresses on sm_90:
+ * no SASS), and 32 <-> 64-bit integer truncation or zero extension (a register pair's low half
+ * or RZ as the high half). Returns 1 for immediate/address sources (value ready at once), 2 for
+ * register copies (ready when the source is). */
+static int folds(const tctx *c, const exec_step_info *in)
+{
+    const ptx_insn *ir = insn_of(c, in);
+    const ptx_func *f = &c->m->funcs[in->func];
+    switch (ir->op) {
+    case PTX_OP_MOV: {
+        if (ir->nops != 2 || f->ops[ir->op0].kind != PTX_OPND_REG)
+            return 0;
+        int k = f->ops[ir->op0 + 1].kind;
+        return k == PTX_OPND_IMM || k == PTX_OPND_FIMM || k == PTX_OPND_SYM;
+    }
+    case PTX_OP_CVTA: return ir->space == PTX_SPACE_GLOBAL ? 2 : 0;
+    case PTX_OP_CVT: {
+        unsigned d = ir->type[0], s = ir->type[1];
+        int d64 = d == PTX_T_U64 || d == PTX_T_S64 || d == PTX_T_B64;
+        int s64 = s == PTX_T_U64 || s == PTX_T_S64 || s == PTX_T_B64;
+        int d32 = d == PTX_T_U32 || d == PTX_T_S32 || d == PTX_T_B32;
+        int s32 = s == PTX_T_U32 || s == PTX_T_B32;
+        return ((d32 && s64) || (d64 && s32)) ? 2 : 0;
+    }
+    default: return 0;
+    }
+}
+
 wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
 {
     tblock *b = w->blk;
-    w->has_pending = 0;
-    uint64_t before = exec_block_counts(b->eb)->warp_insts;
-    /* exec clears the fields before addr[] only; the control flags after it must start at 0 */
-    memset(&w->info->is_branch, 0, sizeof *w->info - offsetof(exec_step_info, is_branch));
-    wl_status st = exec_warp_step(b->eb, w->bw, w->info, c->d);
-    if (st != WL_OK)
-        return st;
-    if (exec_block_counts(b->eb)->warp_insts == before) {
-        if (exec_warp_state_of(b->eb, w->bw) == EXEC_WARP_DONE) {
-            w->state = TW_DRAIN;
-            w->t_drain = max64(now + 1, w->mem_done);
-            return WL_OK;
+    for (;;) {
+        w->has_pending = 0;
+        uint64_t before = exec_block_counts(b->eb)->warp_insts;
+        /* exec clears the fields before addr[] only; the control flags after it must start 0 */
+        memset(&w->info->is_branch, 0, sizeof *w->info - offsetof(exec_step_info, is_branch));
+        wl_status st = exec_warp_step(b->eb, w->bw, w->info, c->d);
+        if (st != WL_OK)
+            return st;
+        if (exec_block_counts(b->eb)->warp_insts == before) {
+            if (exec_warp_state_of(b->eb, w->bw) == EXEC_WARP_DONE) {
+                w->state = TW_DRAIN;
+                w->t_drain = max64(now + 1, w->mem_done);
+                return WL_OK;
+            }
+            return diag_set(c->d, WL_EDEADLOCK, c->m->name, 0, 0,
+                            "internal: warp %d of block %u has no instruction to issue", w->bw,
+                            b->id);
         }
-        return diag_set(c->d, WL_EDEADLOCK, c->m->name, 0, 0,
-                        "internal: warp %d of block %u has no instruction to issue", w->bw,
-                        b->id);
+        const exec_step_info *in = w->info;
+        w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
+        uint32_t keys[EXEC_MAX_REGS];
+        for (int i = 0; i < in->nsrc; i++)
+            keys[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
+        sb_deps(&w->sb, keys, in->nsrc, 0, now, w->T);
+        int fold = in->ndst == 1 && !in->is_branch && !in->is_barrier ? folds(c, in) : 0;
+        if (!fold)
+            break;
+        /* folded: not issued; its result is ready when its source is (now for constants) */
+        uint64_t ready = now;
+        uint8_t kind = SB_FIXED;
+        if (fold == 2) {
+            static const uint8_t kinds[3] = {SB_LONG, SB_SHORT, SB_FIXED};
+            for (int k = 0; k < 3; k++)
+                if (w->T[C_LONG + k] > ready) {
+                    ready = w->T[C_LONG + k];
+                    kind = kinds[k];
+                }
+        }
+        c->res->folded_instructions++;
+        if (sb_set(&w->sb, (uint32_t)in->dst[0] * c->nf + (uint32_t)in->func, ready, kind, now))
+            return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     }
     w->has_pending = 1;
-    w->res = classify(w->info);
-    w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
-    uint32_t keys[EXEC_MAX_REGS];
+    w->res = classify(c, w->info);
     const exec_step_info *in = w->info;
-    for (int i = 0; i < in->nsrc; i++)
-        keys[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
-    sb_deps(&w->sb, keys, in->nsrc, 0, now, w->T);
     digest(c, w, in);
     sb_deps(&w->sb, w->dg.dst, in->ndst, 1, now, w->T);
     return WL_OK;
@@ -348,12 +483,15 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     uint64_t ready = t + 1;
     uint8_t kind = SB_FIXED;
     switch (w->res) {
-    case RES_ALU:
-        sp->pready[RES_ALU] = t + (uint64_t)a->issue_alu;
-        ready = t + g->lat;
-        break;
-    case RES_FMA:
-        sp->pready[RES_FMA] = t + (uint64_t)a->issue_fma;
+    case RES_ALU: case RES_FMA: case RES_IMAD: case RES_INT:
+        pipes_issue(a, sp, w->res, t);
+        if (g->flags & D_EXPAND) { /* the expansion's other instructions on their pipes */
+            uint64_t heavy = (uint64_t)a->issue_fma * (a->fma_heavy_lite ? 2u : 1u);
+            sp->alu_free = max64(sp->alu_free, t + (uint64_t)g->xalu * (uint64_t)a->issue_alu);
+            sp->heavy_free = max64(sp->heavy_free, t + (uint64_t)g->xheavy * heavy);
+            sp->sfu_free = max64(sp->sfu_free, t + (uint64_t)g->xsfu * (uint64_t)a->issue_sfu);
+            pipes_ready(sp);
+        }
         ready = t + g->lat;
         break;
     case RES_FP64:
@@ -389,8 +527,11 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         st = bar_arrive(c, b, w, t, (g->flags & D_BAR_WAITS) != 0);
     if (st == WL_OK && g->exit_mask)
         st = bar_exit(c, b, (uint32_t)__builtin_popcount(g->exit_mask), t);
+    uint32_t xissue = g->flags & D_EXPAND ? g->xissue : 0; /* g is overwritten by the fetch */
     if (st == WL_OK && w->state == TW_ACTIVE && !w->has_pending)
         st = sched_fetch(c, w, t);
+    if (xissue > 1 && w->has_pending) /* this warp issues the rest of the expansion first */
+        w->T[C_WAIT] = max64(w->T[C_WAIT], t + xissue);
     return st;
 }
 

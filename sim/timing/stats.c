@@ -71,6 +71,7 @@ void timing_result_to_json(const timing_result *r, cJSON *o)
     set_num(o, "blocks", (double)r->nblocks);
     set_num(o, "warp_instructions", (double)r->warp_instructions);
     set_num(o, "thread_instructions", (double)r->thread_instructions);
+    set_num(o, "folded_instructions", (double)r->folded_instructions);
     set_num(o, "ipc", r->ipc);
     set_num(o, "sm_active_cycles", (double)r->sm_active_cycles);
     set_num(o, "sim_evaluations", (double)r->evaluations);

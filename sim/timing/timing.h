@@ -79,7 +79,8 @@ typedef struct {
     uint64_t sm_active_cycles;      /* summed over SMs: cycles with >= 1 resident block */
     uint64_t waves_x100;            /* blocks / (blocks_per_sm * SMs) * 100 */
     /* instructions */
-    uint64_t warp_instructions, thread_instructions;
+    uint64_t warp_instructions, thread_instructions; /* issued */
+    uint64_t folded_instructions;   /* executed PTX instructions ptxas folds away (not issued) */
     double ipc;                     /* warp instructions per active SM cycle */
     uint64_t op_count[PTX_OP_COUNT];
     uint64_t branches, divergent_branches;

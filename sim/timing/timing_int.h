@@ -20,10 +20,14 @@
 #define T_INF UINT64_MAX
 
 /* ---- numbers the arch file does not carry yet (requested in docs/model.md) ---------------- */
-/* Shared-memory / shuffle unit of one SM: one wavefront per 2 cycles, as [HUERTA] measured
- * ("accepts 1 request / 2 cycles from all SMSPs") and as the H200's +2 cycles per extra way of a
- * bank conflict suggests. Request: arch field `smem_cycles_per_wavefront`. */
-#define TIMING_SMEM_CYCLES_PER_WAVEFRONT 2u
+/* Shared-memory / shuffle unit of one SM: one wavefront per cycle. [CPG] (shared memory,
+ * compute capability 5.x and later): 32 banks, "each bank has a bandwidth of 32 bits per clock
+ * cycle", i.e. 128 bytes, one conflict-free wavefront, per cycle. The H200 agrees: bk_stride32
+ * (every LDS a 32-way conflict) took 1064.6 us = 2.108 M cycles for 2.10 M wavefronts per SM,
+ * 1.00 cycle each (docs/validation.md). An earlier value of 2 (from [HUERTA]'s "1 request / 2
+ * cycles" and the +2 cycles of latency per extra way) doubled every conflict-bound case. The
+ * latency per extra way stays [latency] smem_conflict. Request: `smem_cycles_per_wavefront`. */
+#define TIMING_SMEM_CYCLES_PER_WAVEFRONT 1u
 /* L1 data stage: one 128-byte line (wavefront) per cycle per SM. Request: `l1_lines_per_cycle`. */
 #define TIMING_L1_CYCLES_PER_LINE 1u
 /* Depth of the per-SMSP MIO queue; until the arch has `mio_queue_depth` we use the LSU queue
@@ -59,8 +63,15 @@ enum {
     C_COUNT
 };
 
-/* Resources an instruction needs at issue. */
-enum { RES_NONE, RES_ALU, RES_FMA, RES_FP64, RES_MMA, RES_MIO, RES_LG, RES_COUNT };
+/* Resources an instruction needs at issue. The math pipes of one SMSP (GH100, [NVFORUM-PIPES]):
+ * ALU (integer and logic), FMA-heavy (FP32 and IMAD) and FMA-lite (FP32 only).
+ *   RES_ALU   ALU only (logic, compares, shifts, min/max ...)
+ *   RES_FMA   FP32 add/mul/fma: FMA-heavy or FMA-lite, whichever is free
+ *   RES_IMAD  integer multiply(-add): FMA-heavy only
+ *   RES_INT   integer add/sub/move/shift-left: ALU, or FMA-heavy as IMAD.IADD/IMAD.MOV/IMAD.SHL,
+ *             which ptxas emits to balance the two pipes */
+enum { RES_NONE, RES_ALU, RES_FMA, RES_FP64, RES_MMA, RES_MIO, RES_LG, RES_IMAD, RES_INT,
+       RES_COUNT };
 
 /* Scoreboard kinds: which stall reason a pending register write gives. */
 enum { SB_FIXED, SB_SHORT, SB_LONG };
@@ -83,7 +94,7 @@ typedef enum { TW_ACTIVE, TW_BARRIER, TW_DRAIN } tw_state;
 /* The pending instruction, digested at fetch while the functional engine's record is still in
  * the host caches; issue reads only this (and, for global/local accesses, the sector list). */
 enum { D_BRANCH = 1, D_MEMBAR = 2, D_YIELD = 4, D_BARRIER = 8, D_BAR_WAITS = 16, D_SHARED = 32,
-       D_SHFL = 64 };
+       D_SHFL = 64, D_EXPAND = 128 };
 typedef struct {
     uint32_t exec_mask, exit_mask, line;
     uint16_t opcode;
@@ -94,6 +105,8 @@ typedef struct {
     uint8_t bar_id;
     uint32_t bar_count;
     uint32_t lat;           /* fixed latency of a math instruction */
+    uint16_t xissue;        /* D_EXPAND: SASS instructions ptxas emits for it (issue slots) */
+    uint8_t xalu, xheavy, xsfu; /* D_EXPAND: of those, on the ALU, FMA-heavy, MUFU/XU */
     uint32_t sleep;         /* cycles to sleep when D_YIELD */
     uint32_t nsec, nlines;  /* global/local: sectors (in tw.secs) and lines */
     uint32_t wf, ideal;     /* shared: wavefronts and the conflict-free number */
@@ -174,6 +187,7 @@ typedef struct tsmsp {
     /* per RES_* class: first cycle its queue has room / its pipe is free (0 when n/a) */
     uint64_t qready[RES_COUNT], pready[RES_COUNT];
     uint64_t sfu_free, lsu_free;
+    uint64_t alu_free, heavy_free, lite_free; /* math pipes: first free cycle (T_INF: absent) */
     uint64_t lg_ring[16], mio_ring[16]; /* departure cycles of the last `depth` entries */
     uint32_t lg_pos, mio_pos;
     uint64_t lg_last, mio_last;

@@ -1,0 +1,308 @@
+/* ptx_sched.c: a model of ptxas's instruction scheduling, applied to the PTX before timing.
+ *
+ * What the hardware runs: ptxas list-schedules every basic block of the SASS it emits, so
+ * independent work sits between an instruction and its first consumer and the loop counter
+ * update and compare of a loop are hoisted next to the first arithmetic of the body (any
+ * sm_90 SASS shows it: the IADD3/ISETP of a counted loop come right after its first FFMA).
+ * The PTX nvcc writes is in source order: a dependent chain's loop-control sits after the
+ * chain, so an in-order issue model executing the PTX as written waits on both, one after
+ * the other, where the hardware overlaps them.
+ *
+ * What we model: inside each basic block, instructions are reordered by a classic list
+ * scheduler (one issue per cycle; priority: the longest latency-weighted path to the end of
+ * the block, then program order), respecting every register dependency (read after write,
+ * write after read, write after write; a guarded instruction also reads its destinations).
+ * Memory accesses, barriers, warp-collective operations and clock reads keep their order
+ * among themselves; control transfers, calls and barriers stay where they are and nothing
+ * moves across them. The reordering never changes what a thread computes, so functional
+ * results are those of the PTX as written.
+ *
+ * What we simplify: ptxas's own latency table is not public; we use the H200's measured
+ * latencies rounded (docs/memory.md). Blocks longer than PTX_SCHED_MAX instructions are left
+ * as written (the cost of scheduling stays linear). No unrolling, no register allocation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx.h"
+
+#define PTX_SCHED_MAX 512  /* longest segment scheduled */
+#define MAXR 8             /* registers per instruction we track (more: treated as pinned) */
+
+typedef struct {
+    int32_t dst[MAXR], src[MAXR];
+    uint8_t ndst, nsrc;
+    uint8_t kind;          /* 0 pure, 1 ordered, 2 fixed (nothing crosses it) */
+    uint16_t lat;
+} sinfo;
+
+static uint16_t latency_of(const ptx_insn *in)
+{
+    switch (isa_latclass(in)) {
+    case PTX_LAT_ALU: return 5;
+    case PTX_LAT_FMA: return 4;
+    case PTX_LAT_FP64: return 8;
+    case PTX_LAT_SFU: return 17;
+    case PTX_LAT_CONV: return 12;
+    case PTX_LAT_SHMEM: return 25;
+    case PTX_LAT_SHFL: return 26;
+    case PTX_LAT_MEM: case PTX_LAT_ATOM: return 300;
+    default: return 1;
+    }
+}
+
+static void add_reg(int32_t *v, uint8_t *n, int32_t r, int *overflow)
+{
+    if (r < 0)
+        return;
+    for (unsigned i = 0; i < *n; i++)
+        if (v[i] == r)
+            return;
+    if (*n >= MAXR) {
+        *overflow = 1;
+        return;
+    }
+    v[(*n)++] = r;
+}
+
+static void describe(const ptx_func *f, const ptx_insn *in, sinfo *s)
+{
+    memset(s, 0, sizeof *s);
+    s->lat = latency_of(in);
+    ptx_unit u = isa_unit(in);
+    int pure = u == PTX_UNIT_ALU || u == PTX_UNIT_FMA || u == PTX_UNIT_FP64 || u == PTX_UNIT_SFU;
+    if (in->flags & PTX_F_CC || in->op == PTX_OP_ADDC || in->op == PTX_OP_SUBC ||
+        in->op == PTX_OP_MADC)
+        pure = 0; /* the carry flag is an implicit register: keep carry chains in order */
+    if (u == PTX_UNIT_BRANCH || u == PTX_UNIT_BARRIER || u == PTX_UNIT_TENSOR ||
+        u == PTX_UNIT_CTRL || in->target != PTX_NONE) {
+        s->kind = 2;
+        return;
+    }
+    unsigned ndst, nsmin, nsmax;
+    isa_shape(in->op, &ndst, &nsmin, &nsmax);
+    int over = 0;
+    for (unsigned k = 0; k < in->nops; k++) {
+        const ptx_operand *o = &f->ops[in->op0 + k];
+        int isdst = k < ndst;
+        int32_t *v = isdst ? s->dst : s->src;
+        uint8_t *n = isdst ? &s->ndst : &s->nsrc;
+        switch (o->kind) {
+        case PTX_OPND_REG: add_reg(v, n, o->reg, &over); break;
+        case PTX_OPND_ADDR: add_reg(s->src, &s->nsrc, o->reg, &over); break;
+        case PTX_OPND_VEC: case PTX_OPND_PAIR:
+            for (unsigned e = 0; e < o->nvec && e < 4; e++)
+                add_reg(v, n, o->vec[e], &over);
+            break;
+        case PTX_OPND_SREG:
+            if (o->sreg >= PTX_SR_CLOCK && o->sreg <= PTX_SR_GLOBALTIMER_HI)
+                pure = 0; /* time reads keep their place among the ordered instructions */
+            break;
+        case PTX_OPND_LABEL: over = 1; break;
+        default: break;
+        }
+    }
+    if (in->guard != PTX_NONE) {
+        add_reg(s->src, &s->nsrc, in->guard, &over);
+        for (unsigned i = 0; i < s->ndst; i++) /* not written when the guard is false */
+            add_reg(s->src, &s->nsrc, s->dst[i], &over);
+    }
+    s->kind = over ? 2 : pure ? 0 : 1;
+}
+
+typedef struct {
+    int32_t to;
+    uint16_t lat;
+    int32_t next;
+} sedge;
+
+typedef struct {
+    sinfo *info;
+    sedge *e;
+    size_t ne, cap;
+    int32_t *head, *npred, *order, *lastw, *lastr_head, *rnext, *rins;
+    int64_t *height, *earliest;
+    uint8_t *done;
+    size_t nr;           /* reader records in use */
+    uint32_t *touched;
+    uint32_t ntouched;
+    uint8_t *is_touched;
+} sctx;
+
+static int add_edge(sctx *c, int32_t from, int32_t to, uint16_t lat)
+{
+    if (from < 0 || from == to)
+        return 0;
+    if (c->ne == c->cap) {
+        size_t nc = c->cap ? c->cap * 2 : 1024;
+        sedge *ne = realloc(c->e, nc * sizeof *ne);
+        if (!ne)
+            return -1;
+        c->e = ne;
+        c->cap = nc;
+    }
+    c->e[c->ne] = (sedge){to, lat, c->head[from]};
+    c->head[from] = (int32_t)c->ne++;
+    c->npred[to]++;
+    return 0;
+}
+
+static void touch(sctx *c, int32_t r)
+{
+    if (!c->is_touched[r]) {
+        c->is_touched[r] = 1;
+        c->touched[c->ntouched++] = (uint32_t)r;
+    }
+}
+
+/* Schedules the n instructions starting at f->insns[first] (none of kind 2). */
+static int sched_segment(sctx *c, ptx_func *f, uint32_t first, uint32_t n, ptx_insn *tmp)
+{
+    sinfo *si = c->info + first;
+    c->ne = 0;
+    c->nr = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        c->head[i] = -1;
+        c->npred[i] = 0;
+        c->done[i] = 0;
+        c->earliest[i] = 0;
+    }
+    int32_t last_ordered = -1;
+    for (uint32_t j = 0; j < n; j++) {
+        const sinfo *s = &si[j];
+        for (unsigned k = 0; k < s->nsrc; k++) { /* read after write; note the read */
+            int32_t r = s->src[k];
+            touch(c, r);
+            int32_t w = c->lastw[r];
+            if (w >= 0 && add_edge(c, w, (int32_t)j, si[w].lat))
+                return -1;
+            c->rins[c->nr] = (int32_t)j;
+            c->rnext[c->nr] = c->lastr_head[r];
+            c->lastr_head[r] = (int32_t)c->nr++;
+        }
+        for (unsigned k = 0; k < s->ndst; k++) { /* write after write / after read */
+            int32_t r = s->dst[k];
+            touch(c, r);
+            if (add_edge(c, c->lastw[r], (int32_t)j, 1))
+                return -1;
+            for (int32_t x = c->lastr_head[r]; x >= 0; x = c->rnext[x])
+                if (add_edge(c, c->rins[x], (int32_t)j, 0))
+                    return -1;
+            c->lastr_head[r] = -1;
+            c->lastw[r] = (int32_t)j;
+        }
+        if (s->kind == 1) {
+            if (add_edge(c, last_ordered, (int32_t)j, 1))
+                return -1;
+            last_ordered = (int32_t)j;
+        }
+    }
+    for (uint32_t t = 0; t < c->ntouched; t++) {
+        c->lastw[c->touched[t]] = -1;
+        c->lastr_head[c->touched[t]] = -1;
+        c->is_touched[c->touched[t]] = 0;
+    }
+    c->ntouched = 0;
+    /* heights: edges go forward in program order, so one backward pass */
+    for (uint32_t i = n; i-- > 0;) {
+        int64_t h = 0;
+        for (int32_t x = c->head[i]; x >= 0; x = c->e[x].next) {
+            int64_t v = (int64_t)c->e[x].lat + c->height[c->e[x].to];
+            if (v > h)
+                h = v;
+        }
+        c->height[i] = h + 1;
+    }
+    /* cycle-driven list scheduling, one instruction per cycle */
+    int64_t t = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t best = -1, soon = -1; /* ready now, highest; not ready yet, soonest */
+        for (uint32_t i = 0; i < n; i++) {
+            if (c->done[i] || c->npred[i])
+                continue;
+            if (c->earliest[i] <= t) {
+                if (best < 0 || c->height[i] > c->height[best])
+                    best = (int32_t)i;
+            } else if (soon < 0 || c->earliest[i] < c->earliest[soon]) {
+                soon = (int32_t)i;
+            }
+        }
+        if (best < 0) {
+            best = soon;
+            t = c->earliest[soon];
+        }
+        c->done[best] = 1;
+        c->order[k] = best;
+        for (int32_t x = c->head[best]; x >= 0; x = c->e[x].next) {
+            int32_t to = c->e[x].to;
+            int64_t at = t + c->e[x].lat;
+            if (at > c->earliest[to])
+                c->earliest[to] = at;
+            c->npred[to]--;
+        }
+        t++;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        tmp[k] = f->insns[first + (uint32_t)c->order[k]];
+    memcpy(&f->insns[first], tmp, n * sizeof *tmp);
+    return 0;
+}
+
+static int sched_func(ptx_func *f)
+{
+    if (f->is_decl || !f->ninsns || !f->nblocks)
+        return 0;
+    sctx c;
+    memset(&c, 0, sizeof c);
+    size_t nr = f->nregs ? f->nregs : 1;
+    c.info = malloc(f->ninsns * sizeof *c.info);
+    c.head = malloc(PTX_SCHED_MAX * sizeof *c.head);
+    c.npred = malloc(PTX_SCHED_MAX * sizeof *c.npred);
+    c.order = malloc(PTX_SCHED_MAX * sizeof *c.order);
+    c.height = malloc(PTX_SCHED_MAX * sizeof *c.height);
+    c.earliest = malloc(PTX_SCHED_MAX * sizeof *c.earliest);
+    c.done = malloc(PTX_SCHED_MAX);
+    c.rnext = malloc(PTX_SCHED_MAX * MAXR * sizeof *c.rnext);
+    c.rins = malloc(PTX_SCHED_MAX * MAXR * sizeof *c.rins);
+    c.lastw = malloc(nr * sizeof *c.lastw);
+    c.lastr_head = malloc(nr * sizeof *c.lastr_head);
+    c.touched = malloc(nr * sizeof *c.touched);
+    c.is_touched = calloc(nr, 1);
+    ptx_insn *tmp = malloc(PTX_SCHED_MAX * sizeof *tmp);
+    int rc = -1;
+    if (!c.info || !c.head || !c.npred || !c.order || !c.height || !c.earliest || !c.done ||
+        !c.rnext || !c.rins || !c.lastw || !c.lastr_head || !c.touched || !c.is_touched || !tmp)
+        goto out;
+    for (size_t r = 0; r < nr; r++)
+        c.lastw[r] = c.lastr_head[r] = -1;
+    for (uint32_t i = 0; i < f->ninsns; i++)
+        describe(f, &f->insns[i], &c.info[i]);
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        const ptx_block *bl = &f->blocks[b];
+        uint32_t i = bl->first;
+        while (i <= bl->last && i < f->ninsns) {
+            uint32_t j = i;
+            while (j <= bl->last && c.info[j].kind != 2)
+                j++;
+            uint32_t n = j - i;
+            if (n > 1 && n <= PTX_SCHED_MAX && sched_segment(&c, f, i, n, tmp))
+                goto out;
+            i = j + 1; /* past the fixed instruction */
+        }
+    }
+    rc = 0;
+out:
+    free(c.info); free(c.e); free(c.head); free(c.npred); free(c.order); free(c.height);
+    free(c.earliest); free(c.done); free(c.rnext); free(c.rins); free(c.lastw);
+    free(c.lastr_head); free(c.touched); free(c.is_touched); free(tmp);
+    return rc;
+}
+
+wl_status ptx_schedule(ptx_module *m, diag_t *d)
+{
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        if (sched_func(&m->funcs[i]))
+            return diag_set(d, WL_EUSAGE, m->name, 0, 0, "out of memory scheduling '%s'",
+                            m->funcs[i].name);
+    return WL_OK;
+}
