@@ -118,8 +118,10 @@ static void same_insn(const char *path, const ptx_func *f1, const ptx_func *f2, 
                       const char *text)
 {
     const ptx_insn *a = &f1->insns[i], *b = &f2->insns[i];
-    /* cache-eviction hints are accepted and dropped; they are not printed */
-    uint32_t fa = a->flags & ~(uint32_t)PTX_F_LEVEL_EVICT, fb = b->flags & ~(uint32_t)PTX_F_LEVEL_EVICT;
+    /* cache-eviction hints are accepted and dropped, a preceding .pragma "nounroll" is a
+     * directive: neither is printed with the instruction */
+    const uint32_t np = PTX_F_LEVEL_EVICT | PTX_F_NOUNROLL;
+    uint32_t fa = a->flags & ~np, fb = b->flags & ~np;
     if (a->op != b->op || memcmp(a->type, b->type, 3) || a->cmp != b->cmp ||
         a->boolop != b->boolop || a->round != b->round || a->mul != b->mul ||
         a->space != b->space || a->cache != b->cache || a->vec != b->vec || a->mode != b->mode ||

@@ -62,6 +62,51 @@ static void test_loop_control_hoisted(void **state)
     ptx_module_free(m);
 }
 
+/* The loop control of a small counted loop is marked as unrolled (issued 1 time in 4); with
+ * `.pragma "nounroll"`, a register step or a barrier in the body it is not. */
+static uint32_t ctl_lines(const ptx_module *m, char *buf, size_t n)
+{
+    const ptx_func *f = &m->funcs[0];
+    uint32_t k = 0;
+    buf[0] = 0;
+    for (uint32_t i = 0; i < f->ninsns; i++)
+        if (f->insns[i].flags & PTX_F_UNROLL_CTL) {
+            snprintf(buf + strlen(buf), n - strlen(buf), " %u", f->insns[i].line);
+            k++;
+        }
+    return k;
+}
+
+static void expect_ctl(const char *text, const char *want)
+{
+    ptx_module *m = parse(text);
+    diag_t d;
+    assert_int_equal(ptx_schedule(m, &d), WL_OK);
+    char got[128];
+    ctl_lines(m, got, sizeof got);
+    if (strcmp(got, want))
+        fail_msg("unrolled loop control at lines '%s', want '%s'", got, want);
+    ptx_module_free(m);
+}
+
+static void test_unrolled_loop_control(void **state)
+{
+    (void)state;
+    expect_ctl(loop, " 14 15 16"); /* add, setp, bra */
+    /* the same loop after `.pragma "nounroll"` (as nvcc marks its remainder loops) */
+    expect_ctl(HDR ".visible .entry k(.param .u32 n)\n{\n .reg .f32 %f<8>;\n .reg .b32 %r<4>;\n"
+               " .reg .pred %p<2>;\n ld.param.u32 %r1, [n];\n"
+               "L:\n .pragma \"nounroll\";\n fma.rn.f32 %f1, %f1, %f2, %f3;\n"
+               " add.s32 %r1, %r1, -1;\n setp.ne.s32 %p1, %r1, 0;\n @%p1 bra L;\n ret;\n}\n",
+               "");
+    /* a register step (a grid-stride loop): not unrolled */
+    expect_ctl(HDR ".visible .entry k(.param .u32 n)\n{\n .reg .f32 %f<8>;\n .reg .b32 %r<4>;\n"
+               " .reg .pred %p<2>;\n ld.param.u32 %r1, [n];\n"
+               "L:\n fma.rn.f32 %f1, %f1, %f2, %f3;\n"
+               " add.s32 %r1, %r1, %r2;\n setp.ne.s32 %p1, %r1, 0;\n @%p1 bra L;\n ret;\n}\n",
+               "");
+}
+
 /* Memory accesses keep their order among themselves (a load never passes a store), barriers
  * are fixed, a guarded write keeps its place relative to readers of the old value. */
 static const char mem[] = HDR
@@ -134,6 +179,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loop_control_hoisted),
+        cmocka_unit_test(test_unrolled_loop_control),
         cmocka_unit_test(test_memory_and_barrier_order),
         cmocka_unit_test(test_committed_files),
     };

@@ -210,6 +210,31 @@ static void test_full_pipe(void **state)
     run_pipe("add.u32", 10, 0);
 }
 
+/* ---- an unrolled loop: its control issues in one iteration of 4 ----------------------------
+ * 8 iterations of fma; add; setp; @p bra (ptx_schedule marks the add, setp and bra). Control
+ * issues in iterations 3 and 7 only: issued 8 fma + 2 x 3 + ret = 15; folded: the mov of a
+ * constant + 6 x 3 = 19; together the 34 PTX instructions the functional engine executed. */
+static const char unrolled[] = HDR
+    ".visible .entry k()\n{\n .reg .f32 %f<4>;\n .reg .b32 %r<4>;\n .reg .pred %p<2>;\n"
+    " mov.u32 %r1, 8;\n"
+    "L:\n fma.rn.f32 %f1, %f1, %f2, %f3;\n add.s32 %r1, %r1, -1;\n"
+    " setp.ne.s32 %p1, %r1, 0;\n @%p1 bra L;\n ret;\n}\n";
+
+static void test_unrolled_loop(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, unrolled, "k");
+    tt_run_ok(&t);
+    expect_u64("issued", t.r.warp_instructions, 15);
+    expect_u64("folded", t.r.folded_instructions, 19);
+    /* the dependent fma chain sets the pace: 8 x 4 cycles, plus the two issued branches'
+     * resolution; far below the 8 x (4 + 5 + 5 + 5) of issuing every iteration's control */
+    if (t.r.cycles > 8 * 4 + 2 * 10 + 4)
+        fail_msg("cycles %llu", (unsigned long long)t.r.cycles);
+    tt_close(&t);
+}
+
 /* ---- the MIO queue: seven independent MUFU.EX2 on one scheduler -----------------------------
  * The SFU takes one warp instruction per 8 cycles; the MIO queue holds 5. The mov is folded, so
  * ex2 #1 issues at 0 and leaves the queue at 0, #2..#5 at cycles 1..4 leave at 8, 16, 24, 32;
@@ -606,9 +631,10 @@ static void test_idle_cycles_skipped(void **state)
         fail_msg("%llu evaluations for %llu instructions over %llu cycles",
                  (unsigned long long)t.r.evaluations, (unsigned long long)t.r.warp_instructions,
                  (unsigned long long)t.r.cycles);
-    /* ld.param x2, then 4 per hop, ret; mov %r2, 0 is folded */
-    expect_u64("instructions", t.r.warp_instructions, 2 + 4 * (uint64_t)n + 1);
-    expect_u64("folded", t.r.folded_instructions, 1);
+    /* ld.param x2, then per hop the load and, in one hop of 4, the loop control (add, setp,
+     * bra: a small counted loop ptxas unrolls), ret; mov %r2, 0 and the other control folded */
+    expect_u64("instructions", t.r.warp_instructions, 2 + (uint64_t)n + 3 * (uint64_t)n / 4 + 1);
+    expect_u64("folded", t.r.folded_instructions, 1 + 3 * 3 * (uint64_t)n / 4);
     tt_close(&t);
 }
 
@@ -618,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_dependent_fma_chain),
         cmocka_unit_test(test_independent_chains),
         cmocka_unit_test(test_full_pipe),
+        cmocka_unit_test(test_unrolled_loop),
         cmocka_unit_test(test_mio_throttle),
         cmocka_unit_test(test_bank_conflicts),
         cmocka_unit_test(test_barrier_slow_warp),

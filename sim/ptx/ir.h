@@ -207,6 +207,9 @@ enum {
     PTX_F_UNALIGNED = 1u << 23,   /* reserved */
     PTX_F_OOB = 1u << 24,         /* fma.oob (parse-only) */
     PTX_F_CACHE_HINT = 1u << 25,  /* .L2::cache_hint: the last operand is a 64-bit policy (ignored) */
+    PTX_F_NOUNROLL = 1u << 26,    /* after `.pragma "nounroll";` (kept for the compiler model) */
+    PTX_F_UNROLL_CTL = 1u << 27,  /* set by ptx_schedule: control (counter, compare, back
+                                     branch) of a loop ptxas unrolls 4 times (ptx_sched.c) */
 };
 
 /* Special registers. Components x/y/z are separate ids. */

@@ -697,6 +697,10 @@ wl_status pinsn_parse(pparse *p)
     in.src_file = (uint16_t)p->src_file;
     in.src_line = p->src_line;
     in.src_col = (uint16_t)p->src_col;
+    if (p->pragma_nounroll) {
+        in.flags |= PTX_F_NOUNROLL;
+        p->pragma_nounroll = 0;
+    }
     if (plex_is(&p->tok, '@')) {
         TRY(pnext(p));
         if (plex_is(&p->tok, '!')) {

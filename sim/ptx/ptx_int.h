@@ -111,6 +111,7 @@ typedef struct pparse {
     uint64_t local_off, callparam_off, callparam_max;
     uint64_t scope_callparam[PTX_MAX_NESTING_INT]; /* callparam_off at each '{' */
     uint64_t module_regs; /* registers declared in all functions so far */
+    int pragma_nounroll;  /* a `.pragma "nounroll";` waits for the next instruction */
 } pparse;
 
 /* Error at a token's position; returns the status. */

@@ -131,6 +131,7 @@ static void reset_func_state(pparse *p)
 {
     p->regs.n = p->locals.n = p->insns.n = p->ops.n = p->labels.n = 0;
     p->params.n = p->rets.n = p->lrefs.n = 0;
+    p->pragma_nounroll = 0;
     psym_pop(&p->labsyms, 0); /* labels (depth 1) are per function */
     p->loc_file = p->loc_line = p->loc_col = 0;
     p->src_file = p->src_line = p->src_col = 0;

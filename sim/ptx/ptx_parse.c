@@ -691,6 +691,8 @@ wl_status pdecl_pragma(pparse *p)
     for (;;) {
         if (p->tok.kind != PLEX_STRING)
             return punexpected(p, "a pragma string");
+        if (p->tok.len == 10 && !memcmp(p->tok.text, "\"nounroll\"", 10))
+            p->pragma_nounroll = 1;
         TRY(pnext(p));
         if (!plex_is(&p->tok, ','))
             break;

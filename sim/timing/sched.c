@@ -329,7 +329,15 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         for (int i = 0; i < in->nsrc; i++)
             keys[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
         sb_deps(&w->sb, keys, in->nsrc, 0, now, w->T);
-        int fold = in->ndst == 1 && !in->is_branch && !in->is_barrier ? folds(c, in) : 0;
+        const ptx_insn *ir = insn_of(c, in);
+        int fold = 0;
+        if (ir->flags & PTX_F_UNROLL_CTL) { /* issued in one iteration of 4 (ptx_sched.c) */
+            fold = w->unroll_it % 4u != 3u ? 2 : 0;
+            if (in->is_branch)
+                w->unroll_it++;
+        } else if (in->ndst == 1 && !in->is_branch && !in->is_barrier) {
+            fold = folds(c, in);
+        }
         if (!fold)
             break;
         /* folded: not issued; its result is ready when its source is (now for constants) */
@@ -344,8 +352,10 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
                 }
         }
         c->res->folded_instructions++;
-        if (sb_set(&w->sb, (uint32_t)in->dst[0] * c->nf + (uint32_t)in->func, ready, kind, now))
-            return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+        for (int i = 0; i < in->ndst; i++)
+            if (sb_set(&w->sb, (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func, ready, kind,
+                       now))
+                return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     }
     w->has_pending = 1;
     w->res = classify(c, w->info);

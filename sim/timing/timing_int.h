@@ -136,6 +136,7 @@ typedef struct tw {
     uint64_t age;           /* dispatch order (gto: oldest first) */
     uint64_t pend_seq;      /* two-level: order in the pending set */
     uint64_t mem_done;      /* completion of every global/local access it issued */
+    uint32_t unroll_it;     /* back branches of unrolled loops taken (PTX_F_UNROLL_CTL) */
     int bar_id;             /* barrier it waits at (TW_BARRIER) */
     uint32_t bar_line;
     sb_t sb;
