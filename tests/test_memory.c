@@ -146,7 +146,8 @@ static void test_atomics(void **state)
 }
 
 /* Every SM requests one new 128-B line (4 sectors) per cycle; DRAM must limit the rate to its
- * sustained bandwidth. */
+ * sustained bandwidth for streaming reads (dram.json: 0.945 of the theoretical), above that of
+ * a read/write mix (a copy: 0.823). */
 static void test_dram_saturates(void **state)
 {
     (void)state;
@@ -166,29 +167,32 @@ static void test_dram_saturates(void **state)
     memsys_get_stats(m, &st);
     expect("bytes", st.dram_bytes, line * 128);
     double bpc = (double)st.dram_bytes / (double)(last - (uint64_t)A.lat_dram);
-    expect_near("sustained DRAM bytes/cycle", bpc, st.dram_bytes_per_cycle, 0.05);
+    expect_near("sustained DRAM read bytes/cycle", bpc, st.dram_read_bytes_per_cycle, 0.05);
     double peak = A.dram_bandwidth_gbs * 1e3 / A.sm_clock_mhz;
-    if (st.dram_bytes_per_cycle > peak || st.dram_bytes_per_cycle < 0.7 * peak)
-        fail_msg("sustained %.1f B/cycle vs theoretical %.1f", st.dram_bytes_per_cycle, peak);
+    if (st.dram_read_bytes_per_cycle > peak ||
+        st.dram_read_bytes_per_cycle <= st.dram_bytes_per_cycle ||
+        st.dram_bytes_per_cycle < 0.7 * peak)
+        fail_msg("sustained %.1f (reads) and %.1f (mixed) B/cycle vs theoretical %.1f",
+                 st.dram_read_bytes_per_cycle, st.dram_bytes_per_cycle, peak);
     memsys_destroy(m);
 }
 
-/* Half the sustained bandwidth for a while: a new load waits about k x u / (1 - u) on top of
- * lat_dram (u = 0.5: about k, the documented 260 cycles); an idle DRAM adds nothing. */
+/* Half the sustained read bandwidth for a while: a new load waits about k x u / (1 - u) on top
+ * of lat_dram (u = 0.5: about k, the documented 260 cycles); an idle DRAM adds nothing. */
 static void test_dram_loaded_latency(void **state)
 {
     (void)state;
     memsys_t *m = memsys_create(&A);
     memsys_stats st;
     memsys_get_stats(m, &st);
-    uint32_t per_cycle = (uint32_t)(st.dram_bytes_per_cycle / 2 / 128 + 0.5); /* lines */
+    uint32_t per_cycle = (uint32_t)(st.dram_read_bytes_per_cycle / 2 / 128 + 0.5); /* lines */
     uint64_t line = 0, t;
     for (t = 0; t < 20000; t++)
         for (uint32_t i = 0; i < per_cycle; i++, line++) {
             uint64_t sec[4] = {line * 4, line * 4 + 1, line * 4 + 2, line * 4 + 3};
             memsys_access(m, (uint32_t)(line % 132), MEMSYS_LOAD, 0, t, sec, 4, 0);
         }
-    double u = per_cycle * 128.0 / st.dram_bytes_per_cycle;
+    double u = per_cycle * 128.0 / st.dram_read_bytes_per_cycle;
     uint64_t probe = (line + 1000) * 4;
     double extra = (double)(load1(m, 7, probe, t) - t - (uint64_t)A.lat_dram);
     expect_near("loaded DRAM extra wait / (u / (1 - u))", extra / (u / (1 - u)), 260, 0.15);

@@ -133,6 +133,27 @@ static void test_memory_and_barrier_order(void **state)
     ptx_module_free(m);
 }
 
+/* A global load passes a shared store (different spaces), as in a tiled transpose. */
+static const char tile[] = HDR
+    ".visible .entry k(.param .u64 p)\n{\n .reg .b32 %r<8>;\n .reg .b64 %rd<4>;\n"
+    " ld.param.u64 %rd1, [p];\n"                 /* 8 */
+    " ld.global.u32 %r1, [%rd1];\n"              /* 9 */
+    " st.shared.u32 [%r5], %r1;\n"               /* 10 */
+    " ld.global.u32 %r2, [%rd1+4];\n"            /* 11: moves above the st.shared */
+    " st.shared.u32 [%r5+4], %r2;\n"             /* 12 */
+    " ret;\n}\n";                                /* 13 */
+
+static void test_loads_pass_other_spaces(void **state)
+{
+    (void)state;
+    ptx_module *m = parse(tile);
+    diag_t d;
+    assert_int_equal(ptx_schedule(m, &d), WL_OK);
+    static const uint32_t want[] = {8, 9, 11, 10, 12, 13};
+    expect_lines(m, want, 6);
+    ptx_module_free(m);
+}
+
 /* Every committed PTX file: each basic block holds the same instructions after scheduling,
  * its last instruction (branch, ret, exit) is still last, and the first one is where the
  * block's label points. */
@@ -181,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_loop_control_hoisted),
         cmocka_unit_test(test_unrolled_loop_control),
         cmocka_unit_test(test_memory_and_barrier_order),
+        cmocka_unit_test(test_loads_pass_other_spaces),
         cmocka_unit_test(test_committed_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,8 @@
 #   latency.json     dependent-chain instruction latencies, shared-memory bank conflicts,
 #                    L1/L2/DRAM pointer chase, returning atomics (clock64 cycles)
 #   throughput.json  DRAM and L2 bandwidth, barrier cost vs warps, block launch rate, atomics
+#   dram.json        DRAM bandwidth by pattern: reads with 1/4/8 loads in flight, writes, copy,
+#                    one word per 128-byte line
 #   sass.txt         cuobjdump -sass of both programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
 # Each JSON holds the GPU name, driver, clocks (max and measured with clock64/%globaltimer)
@@ -26,7 +28,7 @@ say "microbench measure.sh: arch=$arch out=$out"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; } >> "$log" 2>&1
 
 rc=0
-for p in latency throughput; do
+for p in latency throughput dram; do
     say "build $p"
     if ! nvcc -arch="$arch" -O3 -std=c++17 -o "$work/$p" "$here/$p.cu" >> "$log" 2>&1; then
         say "build $p FAILED"; rc=1; continue

@@ -6,6 +6,16 @@
 
 #include "cache.h"
 
+/* The load-dependent wait stops growing at u = 0.8 (at most 4 x queue_cycles, 1040 cycles on
+ * the H200): the controllers' queues are finite. Evidence: dram.json's k_read<1> (one float4
+ * load per thread per trip, 4.3 MB in flight if nvcc kept one per thread) sustains 4.44 TB/s,
+ * i.e. a load-to-use time of at most ~1900 cycles at full load, where u up to 0.95 would give
+ * 664 + 260 x 19 = 5600 cycles and cap it near 1.5 TB/s; lat_copy's fitted points reach only
+ * u = 0.69. The value 0.8 was chosen after the first validation run of this model showed the
+ * high-bandwidth copies (co_soa, co_aos, co_stride8) at 2.7-3.3 TB/s against 3.8-4.4 on the H200
+ * (docs/validation.md says so). */
+#define DRAM_U_MAX 0.80
+
 struct dram {
     uint32_t channels;
     double cycles_per_byte;     /* per channel; 0 = unlimited */
@@ -14,6 +24,9 @@ struct dram {
     double peak;                /* bytes per cycle of all channels */
     double queue_cycles, tau;
     double rate, rate_t;        /* moving average of bytes per cycle, and its time */
+    double rate_w, rate_f;      /* the same for written bytes, and for bytes x f */
+    int has_eff;
+    dram_eff eff;
 };
 
 dram_t *dram_create(uint32_t channels, double bytes_per_cycle, double queue_cycles, double tau)
@@ -36,6 +49,13 @@ dram_t *dram_create(uint32_t channels, double bytes_per_cycle, double queue_cycl
     return d;
 }
 
+void dram_set_efficiency(dram_t *d, const dram_eff *e)
+{
+    d->has_eff = e != NULL;
+    if (e)
+        d->eff = *e;
+}
+
 void dram_destroy(dram_t *d)
 {
     if (!d)
@@ -44,22 +64,35 @@ void dram_destroy(dram_t *d)
     free(d);
 }
 
-uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes)
+uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int write)
 {
     d->bytes += bytes;
-    double *f = &d->free[cache_hash(line ^ 0x5bd1e995u) % d->channels];
-    double start = (double)t > *f ? (double)t : *f;
-    *f = start + (double)bytes * d->cycles_per_byte;
+    /* requests come roughly in time order; an older one does not rewind the averages */
+    if ((double)t > d->rate_t) {
+        double k = exp(-((double)t - d->rate_t) / d->tau);
+        d->rate *= k;
+        d->rate_w *= k;
+        d->rate_f *= k;
+        d->rate_t = (double)t;
+    }
+    d->rate += (double)bytes / d->tau;
+    if (write)
+        d->rate_w += (double)bytes / d->tau;
+    double f = 1.0;
+    if (d->has_eff) {
+        const dram_eff *e = &d->eff;
+        double w = d->rate > 0 ? d->rate_w / d->rate : 0.0;
+        f = (1.0 - w) / e->read + w / e->write + e->turnaround * w * (1.0 - w) +
+            (bytes < e->line_bytes ? e->partial : 0.0);
+    }
+    d->rate_f += (double)bytes * f / d->tau;
+    double *fr = &d->free[cache_hash(line ^ 0x5bd1e995u) % d->channels];
+    double start = (double)t > *fr ? (double)t : *fr;
+    *fr = start + (double)bytes * d->cycles_per_byte * f;
     double wait = start - (double)t;
     if (d->queue_cycles > 0) {
-        /* requests come roughly in time order; an older one does not rewind the average */
-        if ((double)t > d->rate_t) {
-            d->rate *= exp(-((double)t - d->rate_t) / d->tau);
-            d->rate_t = (double)t;
-        }
-        d->rate += (double)bytes / d->tau;
-        double u = d->rate / d->peak;
-        u = u < 0.95 ? u : 0.95;
+        double u = d->rate_f / d->peak;
+        u = u < DRAM_U_MAX ? u : DRAM_U_MAX;
         wait += d->queue_cycles * u / (1.0 - u);
     }
     return (uint64_t)wait;

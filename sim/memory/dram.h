@@ -11,6 +11,11 @@
  * FIFO wait a request waits queue_cycles x u / (1 - u), the mean wait of an M/M/1 queue, where u
  * is the utilisation of all channels over the last ~tau cycles (an exponential moving average of
  * the bytes moved, u capped at 0.95). Reads and write-backs share the channels.
+ * Efficiency (dram_set_efficiency): a transfer occupies its channel for bytes / peak x f with
+ *   f = (1 - w) / read + w / write + turnaround x w (1 - w) + (bytes < line ? partial : 0),
+ * w the fraction of written bytes over the same ~tau cycles: streaming reads, streaming writes,
+ * their mix (read/write turnaround) and partial-line bursts each sustain what the H200 measured
+ * (memsys.c). Without it f = 1 (the channels run at bytes_per_cycle).
  * Simplified: no banks, rows or refresh as such; one utilisation for all channels.
  */
 #ifndef WL_MEMORY_DRAM_H
@@ -25,9 +30,19 @@ typedef struct dram dram_t;
  * averaging time in cycles. NULL when out of memory. */
 dram_t *dram_create(uint32_t channels, double bytes_per_cycle, double queue_cycles, double tau);
 void dram_destroy(dram_t *d);
-/* Moves `bytes` of line `line` starting no earlier than cycle t; returns the cycles the
- * transfer waited for its channel (0 when the channel was idle). */
-uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes);
+
+/* Sustained fractions of the peak (bytes_per_cycle of dram_create) for streaming reads and
+ * writes, the extra cost of mixing them (turnaround, in units of the peak's cycles per byte
+ * at w = 1/2 x 4), and the extra cost of a burst shorter than line_bytes. */
+typedef struct {
+    double read, write, turnaround, partial;
+    uint32_t line_bytes;
+} dram_eff;
+void dram_set_efficiency(dram_t *d, const dram_eff *e);
+
+/* Moves `bytes` of line `line` (a write-back when write) starting no earlier than cycle t;
+ * returns the cycles the transfer waited for its channel (0 when the channel was idle). */
+uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int write);
 /* Bytes moved so far (reads and writes). */
 uint64_t dram_bytes(const dram_t *d);
 

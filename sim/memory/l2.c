@@ -71,7 +71,7 @@ static cache_line *get_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t)
     if (vdirty) {
         uint32_t n = cache_nsectors(vdirty);
         l->st.dram_writebacks += n;
-        dram_transfer(l->dram, vtag, t, n * l->cfg.sector_bytes);
+        dram_transfer(l->dram, vtag, t, n * l->cfg.sector_bytes, 1);
     }
     return L;
 }
@@ -97,7 +97,7 @@ static uint64_t ready_of(const cache_line *L, uint8_t mask)
 /* The cycle the request enters its slice's pipeline (after waiting for the slice). */
 static uint64_t slice(l2_t *l, uint64_t line, uint64_t t, uint32_t nsec)
 {
-    return t + dram_transfer(l->slices, line, t, nsec * l->cfg.sector_bytes);
+    return t + dram_transfer(l->slices, line, t, nsec * l->cfg.sector_bytes, 0);
 }
 
 /* Is the line held near partition p? Its near stamp must be among the partition's last
@@ -146,7 +146,7 @@ uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
         fetch &= (uint8_t)((1u << (k->line_bytes / k->sector_bytes)) - 1);
         uint32_t m = cache_nsectors(fetch);
         l->st.dram_reads += m;
-        uint64_t r = tt + dram_transfer(l->dram, line, tt, m * k->sector_bytes) + k->lat_dram;
+        uint64_t r = tt + dram_transfer(l->dram, line, tt, m * k->sector_bytes, 0) + k->lat_dram;
         fill(H, fetch, r);
         done = max64(done, r);
     }
@@ -182,7 +182,7 @@ uint64_t l2_atomic(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
     uint8_t miss = (uint8_t)(mask & ~H->valid);
     if (miss) {
         l->st.dram_reads += cache_nsectors(miss);
-        arrive += dram_transfer(l->dram, line, tt, cache_nsectors(miss) * k->sector_bytes) +
+        arrive += dram_transfer(l->dram, line, tt, cache_nsectors(miss) * k->sector_bytes, 0) +
                   (k->lat_dram > k->lat_near ? k->lat_dram - k->lat_near : 0);
         fill(H, miss, arrive);
     }

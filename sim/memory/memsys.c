@@ -8,9 +8,16 @@
  *                cycle per slice: [MB] l2_bw 8424-8588 GB/s for 8-48 MB working sets = 4337 B
  *                per 1.98 GHz cycle over 120 slices (hardware-numbers.md's earlier 16.5-26.4 TB/s
  *                is not reproduced by our kernel; docs/memory.md).
- *   DRAM         channels = bus bits / 512 (one per 512-bit controller, [H100WP]); sustained =
- *                theoretical x 0.82: [MB] dram_bw copy_gbs 3960.2 of 4814 GB/s (reads and writes
- *                mixed, as in most kernels; a pure read stream reached 4213.3 = 0.875).
+ *   DRAM         channels = bus bits / 512 (one per 512-bit controller, [H100WP]). What a
+ *                channel sustains depends on the traffic ([MB] dram.json, 2026-11-29 15:24,
+ *                bytes and durations from Nsight Compute, of 4814 GB/s theoretical):
+ *                streaming reads 4550 GB/s (0.945; k_read with 4 or 8 loads in flight),
+ *                streaming writes 4320 (0.898), a copy 3960 (0.823: reads and writes mixed pay
+ *                a turnaround: 1/0.823 = 0.5/0.945 + 0.5/0.898 + 0.519 x 0.25), 64-byte reads
+ *                one per 128-byte line 3790 (f = 1.270 = 1/0.945 + 0.212). dram.c turns these
+ *                into a per-transfer cost from the recent write fraction and the burst size.
+ *                (throughput.json's dram_bw read of 4213 GB/s had one load in flight per trip
+ *                and event timing; dram.json's mlp1 read reached 4441.)
  *                Load-dependent wait 260 x u / (1 - u) cycles (u = utilisation of the sustained
  *                bandwidth over ~2000 cycles): fitted to the copy kernel at 1, 2, 4, 8 blocks per
  *                SM (gpu/measured/h200/lat_copy_*bpsm.json, Nsight Compute durations and DRAM
@@ -37,7 +44,11 @@
 #define MEMSYS_L2_WAYS 16u
 #define MEMSYS_L2_SLICE_BYTES (512u * 1024u)
 #define MEMSYS_L2_SLICE_BYTES_PER_CYCLE 36.0
-#define MEMSYS_DRAM_EFFICIENCY 0.82
+#define MEMSYS_DRAM_READ 0.945
+#define MEMSYS_DRAM_WRITE 0.898
+#define MEMSYS_DRAM_TURNAROUND 0.519
+#define MEMSYS_DRAM_PARTIAL 0.212
+#define MEMSYS_DRAM_MIXED 0.823 /* the copy: reported as the sustained bandwidth */
 #define MEMSYS_DRAM_QUEUE_CYCLES 260.0
 #define MEMSYS_DRAM_TAU 2000.0
 #define MEMSYS_DRAM_SECTORS 2u
@@ -79,8 +90,12 @@ memsys_t *memsys_create(const arch_t *a)
     m->l1 = calloc(m->nsm, sizeof *m->l1);
     double clk = a->sm_clock_mhz > 0 ? a->sm_clock_mhz : 1000.0;
     uint32_t channels = a->mem_bus_bits >= 512 ? (uint32_t)(a->mem_bus_bits / 512) : 1;
-    m->dram = dram_create(channels, a->dram_bandwidth_gbs * 1e3 / clk * MEMSYS_DRAM_EFFICIENCY,
-                          MEMSYS_DRAM_QUEUE_CYCLES, MEMSYS_DRAM_TAU);
+    m->dram = dram_create(channels, a->dram_bandwidth_gbs * 1e3 / clk, MEMSYS_DRAM_QUEUE_CYCLES,
+                          MEMSYS_DRAM_TAU);
+    if (m->dram)
+        dram_set_efficiency(m->dram, &(dram_eff){MEMSYS_DRAM_READ, MEMSYS_DRAM_WRITE,
+                                                 MEMSYS_DRAM_TURNAROUND, MEMSYS_DRAM_PARTIAL,
+                                                 (uint32_t)a->line_bytes});
     uint32_t slices = (uint32_t)((uint64_t)a->l2_bytes / MEMSYS_L2_SLICE_BYTES);
     slices = slices < m->partitions ? m->partitions : slices;
     l2_config c = {.bytes = (uint64_t)a->l2_bytes,
@@ -103,7 +118,8 @@ memsys_t *memsys_create(const arch_t *a)
     }
     memsys_set_smem_pool(m, 0);
     m->st.l2_bytes = (uint64_t)a->l2_bytes;
-    m->st.dram_bytes_per_cycle = a->dram_bandwidth_gbs * 1e3 / clk * MEMSYS_DRAM_EFFICIENCY;
+    m->st.dram_bytes_per_cycle = a->dram_bandwidth_gbs * 1e3 / clk * MEMSYS_DRAM_MIXED;
+    m->st.dram_read_bytes_per_cycle = a->dram_bandwidth_gbs * 1e3 / clk * MEMSYS_DRAM_READ;
     m->st.l2_bytes_per_cycle = c.bytes_per_cycle;
     return m;
 }

@@ -34,7 +34,9 @@ typedef struct {
     uint64_t l2_write_sectors, l2_atomics;
     uint64_t dram_bytes, dram_read_sectors, dram_writeback_sectors;
     uint64_t l1_bytes_per_sm, l2_bytes;        /* capacities modelled */
-    double dram_bytes_per_cycle, l2_bytes_per_cycle; /* sustained bandwidths modelled */
+    double dram_bytes_per_cycle, l2_bytes_per_cycle; /* sustained bandwidths modelled (DRAM:
+                                                        reads and writes mixed, a copy) */
+    double dram_read_bytes_per_cycle;               /* DRAM, streaming reads only */
 } memsys_stats;
 
 typedef struct memsys memsys_t;

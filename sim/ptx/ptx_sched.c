@@ -12,9 +12,12 @@
  * scheduler (one issue per cycle; priority: the longest latency-weighted path to the end of
  * the block, then program order), respecting every register dependency (read after write,
  * write after read, write after write; a guarded instruction also reads its destinations).
- * Memory accesses, barriers, warp-collective operations and clock reads keep their order
- * among themselves; control transfers, calls and barriers stay where they are and nothing
- * moves across them. The reordering never changes what a thread computes, so functional
+ * Two memory accesses keep their order when one of them writes and their state spaces may
+ * overlap (generic addresses may be anything; .global, .shared, .local, .param are apart):
+ * loads pass loads, and a global load passes a shared store, as ptxas hoists the four LDGs of
+ * a tiled transpose above its STSs. Warp-collective operations and clock reads keep their
+ * order with every memory access; control transfers, calls and barriers stay where they are
+ * and nothing moves across them. The reordering never changes what a thread computes, so functional
  * results are those of the PTX as written.
  *
  * Unrolling: ptxas unrolls small innermost loops 4 times more (nvcc's PTX already unrolled
@@ -41,12 +44,15 @@
 
 #define PTX_SCHED_MAX 512  /* longest segment scheduled */
 #define MAXR 8             /* registers per instruction we track (more: treated as pinned) */
+#define SP_ALL 255         /* an ordered instruction that is not a plain memory access */
 #define PTX_UNROLL_MAX 24  /* longest single-block loop body ptxas unrolls (see above) */
 
 typedef struct {
     int32_t dst[MAXR], src[MAXR];
     uint8_t ndst, nsrc;
     uint8_t kind;          /* 0 pure, 1 ordered, 2 fixed (nothing crosses it) */
+    uint8_t space;         /* ordered: ptx_space of the access; SP_ALL: conflicts with all */
+    uint8_t load;          /* ordered: a plain load (loads never conflict with each other) */
     uint16_t lat;
 } sinfo;
 
@@ -122,6 +128,22 @@ static void describe(const ptx_func *f, const ptx_insn *in, sinfo *s)
             add_reg(s->src, &s->nsrc, s->dst[i], &over);
     }
     s->kind = over ? 2 : pure ? 0 : 1;
+    int mem = u == PTX_UNIT_LSU || u == PTX_UNIT_SHMEM || u == PTX_UNIT_ATOM;
+    s->space = mem && in->op != PTX_OP_CP_ASYNC ? in->space : SP_ALL;
+    s->load = mem && (in->op == PTX_OP_LD || in->op == PTX_OP_LDU);
+}
+
+/* Must ordered instructions a (earlier) and b keep their order? */
+static int conflict(const sinfo *a, const sinfo *b)
+{
+    if (a->load && b->load)
+        return 0;
+    if (a->space == SP_ALL || b->space == SP_ALL || a->space == PTX_SPACE_NONE ||
+        b->space == PTX_SPACE_NONE)
+        return 1;
+    int sa = a->space == PTX_SPACE_SHARED_CLUSTER ? PTX_SPACE_SHARED : a->space;
+    int sb = b->space == PTX_SPACE_SHARED_CLUSTER ? PTX_SPACE_SHARED : b->space;
+    return sa == sb;
 }
 
 typedef struct {
@@ -181,7 +203,6 @@ static int sched_segment(sctx *c, ptx_func *f, uint32_t first, uint32_t n, ptx_i
         c->done[i] = 0;
         c->earliest[i] = 0;
     }
-    int32_t last_ordered = -1;
     for (uint32_t j = 0; j < n; j++) {
         const sinfo *s = &si[j];
         for (unsigned k = 0; k < s->nsrc; k++) { /* read after write; note the read */
@@ -205,11 +226,11 @@ static int sched_segment(sctx *c, ptx_func *f, uint32_t first, uint32_t n, ptx_i
             c->lastr_head[r] = -1;
             c->lastw[r] = (int32_t)j;
         }
-        if (s->kind == 1) {
-            if (add_edge(c, last_ordered, (int32_t)j, 1))
-                return -1;
-            last_ordered = (int32_t)j;
-        }
+        if (s->kind == 1) /* against every earlier ordered instruction it conflicts with */
+            for (uint32_t i = 0; i < j; i++)
+                if (si[i].kind == 1 && conflict(&si[i], s) &&
+                    add_edge(c, (int32_t)i, (int32_t)j, 1))
+                    return -1;
     }
     for (uint32_t t = 0; t < c->ntouched; t++) {
         c->lastw[c->touched[t]] = -1;
