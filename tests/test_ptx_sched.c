@@ -154,6 +154,30 @@ static void test_loads_pass_other_spaces(void **state)
     ptx_module_free(m);
 }
 
+/* Register pressure: the loop keeps %f1..%f3 and %r1 live (4 units; %p1 is a predicate: 0);
+ * or_regs keeps its 72 words live across the mixing rounds by construction (gpu/kernels/
+ * occupancy_regs.cu), so its pressure is at least 72. */
+static void test_pressure(void **state)
+{
+    (void)state;
+    ptx_module *m = parse(loop);
+    uint16_t live[16];
+    uint8_t io[16];
+    assert_int_equal(ptx_pressure(&m->funcs[0], live, io), 4);
+    /* the fma: reads %f1 %f2 %f3, writes %f1 */
+    assert_int_equal(io[1], 3 | 1 << 4);
+    ptx_module_free(m);
+    diag_t d;
+    if (ptx_parse_file(tu_path("gpu/ptx/occupancy_regs.ptx"), &m, &d) != WL_OK)
+        fail_msg("%s", d.msg);
+    const ptx_func *f = ptx_find_func(m, "or_regs_free");
+    assert_non_null(f);
+    uint32_t p = ptx_pressure(f, NULL, NULL);
+    if (p < 72 || p > 128)
+        fail_msg("or_regs_free pressure %u, want 72..128", p);
+    ptx_module_free(m);
+}
+
 /* Every committed PTX file: each basic block holds the same instructions after scheduling,
  * its last instruction (branch, ret, exit) is still last, and the first one is where the
  * block's label points. */
@@ -203,6 +227,7 @@ int main(void)
         cmocka_unit_test(test_unrolled_loop_control),
         cmocka_unit_test(test_memory_and_barrier_order),
         cmocka_unit_test(test_loads_pass_other_spaces),
+        cmocka_unit_test(test_pressure),
         cmocka_unit_test(test_committed_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,12 @@ wl_status ptx_parse_file(const char *path, ptx_module **out, diag_t *d);
  * when out of memory. */
 wl_status ptx_schedule(ptx_module *m, diag_t *d);
 
+/* Register pressure of f: returns the most 32-bit register units live at any instruction
+ * (64-bit registers count 2, predicates 0) and, when live is not NULL, fills live[i] for each
+ * of f's instructions; when regio is not NULL, regio[i] = sources | destinations << 4 (register
+ * operands, predicates not counted). 0 for a function too large to analyse (or empty). */
+uint32_t ptx_pressure(const ptx_func *f, uint16_t *live, uint8_t *regio);
+
 /* Same, from memory (text need not be NUL-terminated; may contain NULs, which
  * are an error). name is used for diagnostics and module->name. */
 wl_status ptx_parse_string(const char *text, size_t len, const char *name,

@@ -391,3 +391,109 @@ wl_status ptx_schedule(ptx_module *m, diag_t *d)
                             m->funcs[i].name);
     return WL_OK;
 }
+
+/* ---- register pressure ------------------------------------------------------------------------
+ * Live virtual registers at each instruction, in 32-bit units (64-bit registers count 2,
+ * predicates 0: they live in the separate predicate file), from a backward liveness analysis
+ * over the CFG. ptxas allocates physical registers with its own (better) heuristics; this is the
+ * PTX's own demand, which the timing model compares with the register count ptxas chose to
+ * estimate where spill code runs. */
+static unsigned reg_units(const ptx_func *f, int32_t r)
+{
+    unsigned t = f->regs[r].type;
+    if (t == PTX_T_PRED)
+        return 0;
+    unsigned b = ptx_type_size((ptx_type)t) * (f->regs[r].vec ? f->regs[r].vec : 1u);
+    return (b + 3) / 4;
+}
+
+#define PRESSURE_MAX_WORDS (4u << 20) /* bitset words for all blocks; larger: not analysed */
+
+uint32_t ptx_pressure(const ptx_func *f, uint16_t *live, uint8_t *regio)
+{
+    if (f->is_decl || !f->ninsns || !f->nblocks || !f->nregs)
+        return 0;
+    size_t nw = (f->nregs + 63) / 64, nb = f->nblocks;
+    if (nw * nb * 2 > PRESSURE_MAX_WORDS)
+        return 0;
+    uint64_t *in = calloc(nw * nb, 8), *out = calloc(nw * nb, 8), *cur = calloc(nw, 8);
+    sinfo *si = malloc(f->ninsns * sizeof *si);
+    uint32_t best = 0;
+    if (!in || !out || !cur || !si)
+        goto done;
+    for (uint32_t i = 0; i < f->ninsns; i++) {
+        describe(f, &f->insns[i], &si[i]);
+        if (regio) {
+            unsigned ns = 0, nd = 0;
+            for (unsigned k = 0; k < si[i].nsrc; k++)
+                ns += reg_units(f, si[i].src[k]) ? 1u : 0u;
+            for (unsigned k = 0; k < si[i].ndst; k++)
+                nd += reg_units(f, si[i].dst[k]) ? 1u : 0u;
+            regio[i] = (uint8_t)(ns | nd << 4);
+        }
+    }
+    for (int changed = 1, rounds = 0; changed && rounds < 1000; rounds++) {
+        changed = 0;
+        for (uint32_t b = (uint32_t)nb; b-- > 0;) {
+            const ptx_block *bl = &f->blocks[b];
+            uint64_t *o = out + b * nw;
+            for (unsigned s = 0; s < bl->nsucc; s++)
+                if (bl->succ[s] < nb)
+                    for (size_t w = 0; w < nw; w++)
+                        o[w] |= in[bl->succ[s] * nw + w];
+            memcpy(cur, o, nw * 8);
+            for (uint32_t i = bl->last + 1; i-- > bl->first;) {
+                for (unsigned k = 0; k < si[i].ndst; k++)
+                    if (f->insns[i].guard == PTX_NONE)
+                        cur[si[i].dst[k] / 64] &= ~(1ull << (si[i].dst[k] % 64));
+                for (unsigned k = 0; k < si[i].nsrc; k++)
+                    cur[si[i].src[k] / 64] |= 1ull << (si[i].src[k] % 64);
+            }
+            if (memcmp(cur, in + b * nw, nw * 8)) {
+                memcpy(in + b * nw, cur, nw * 8);
+                changed = 1;
+            }
+        }
+    }
+    for (uint32_t b = 0; b < nb; b++) {
+        const ptx_block *bl = &f->blocks[b];
+        memcpy(cur, out + b * nw, nw * 8);
+        uint32_t n = 0;
+        for (size_t w = 0; w < nw; w++)
+            for (uint64_t x = cur[w]; x; x &= x - 1)
+                n += reg_units(f, (int32_t)(w * 64 + (size_t)__builtin_ctzll(x)));
+        for (uint32_t i = bl->last + 1; i-- > bl->first;) {
+            for (unsigned k = 0; k < si[i].ndst; k++) {
+                int32_t r = si[i].dst[k];
+                if (!(cur[r / 64] >> (r % 64) & 1)) { /* a value defined here occupies a register */
+                    cur[r / 64] |= 1ull << (r % 64);
+                    n += reg_units(f, r);
+                }
+            }
+            uint32_t here = n;
+            for (unsigned k = 0; k < si[i].ndst; k++) {
+                int32_t r = si[i].dst[k];
+                if (f->insns[i].guard == PTX_NONE && cur[r / 64] >> (r % 64) & 1) {
+                    cur[r / 64] &= ~(1ull << (r % 64));
+                    n -= reg_units(f, r);
+                }
+            }
+            for (unsigned k = 0; k < si[i].nsrc; k++) {
+                int32_t r = si[i].src[k];
+                if (!(cur[r / 64] >> (r % 64) & 1)) {
+                    cur[r / 64] |= 1ull << (r % 64);
+                    n += reg_units(f, r);
+                }
+            }
+            /* registers needed here: those live after it with its results, or those live
+             * before it (a source that dies can give its register to a result) */
+            here = here > n ? here : n;
+            if (live)
+                live[i] = (uint16_t)(here > 65535 ? 65535 : here);
+            best = here > best ? here : best;
+        }
+    }
+done:
+    free(in); free(out); free(cur); free(si);
+    return best;
+}
