@@ -1,7 +1,9 @@
 /* libFuzzer target for the PTX front end: any bytes must parse or fail with a
  * diag (status 1 or 2 and a message), never crash, hang or leak; a parsed
  * module must print every instruction and keep its IR invariants (operand
- * ranges, branch targets, block ranges, ipdom ids). */
+ * ranges, branch targets, block ranges, ipdom ids), also after the ptxas
+ * scheduling model reordered it (ptx_schedule), and its register pressure
+ * must be computable (ptx_pressure). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "../sim/ptx/ptx_insn.c"
 #include "../sim/ptx/ptx_cfg.c"
 #include "../sim/ptx/ptx_format.c"
+#include "../sim/ptx/ptx_sched.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -66,6 +69,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (uint32_t i = 0; i < m->nfuncs; i++)
         check_func(m, &m->funcs[i]);
+    if (ptx_schedule(m, &d) != WL_OK && d.msg[0] == '\0')
+        abort();
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        check_func(m, &m->funcs[i]);
+        (void)ptx_pressure(&m->funcs[i], NULL, NULL);
+    }
     ptx_module_free(m);
     return 0;
 }
