@@ -198,7 +198,10 @@ exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_
     const uint32_t *bd = p->g.block;
     b->nthreads = bd[0] * bd[1] * bd[2];
     b->nwarps = (int)((b->nthreads + 31) / 32);
-    b->w = calloc((size_t)b->nwarps, sizeof *b->w);
+    /* 64-byte aligned for the layout of xwarp (exec_int.h) */
+    b->w = aligned_alloc(_Alignof(xwarp), (size_t)b->nwarps * sizeof *b->w);
+    if (b->w)
+        memset(b->w, 0, (size_t)b->nwarps * sizeof *b->w);
     b->smem = calloc(1, p->smem_bytes ? p->smem_bytes : 1);
     if (!b->w || !b->smem) {
         exec_block_destroy(b);

@@ -117,24 +117,32 @@ typedef struct {
     int32_t call_insn;               /* caller's call instruction (index into caller's ins) */
 } xframe;
 
+/* One warp. Layout for the host caches (the timing model steps thousands of resident warps in
+ * turn, so every step starts cold): the SIMT stack comes first, so its top entry (sp is small
+ * in practice) shares the first lines with nothing else; the scalars read on every step follow
+ * it, directly before the frame stack, so they and the top frame of a call-free kernel share one
+ * 64-byte line (the array of warps is 64-byte aligned and sizeof(xwarp) a multiple of 64). */
 typedef struct {
-    uint64_t *regs;                  /* slots x 32 lanes, frames stacked */
-    uint32_t regs_cap;               /* in slots */
-    xsimt simt[XMAX_SIMT];
+    _Alignas(64) xsimt simt[XMAX_SIMT];
+    /* hot: read on every step */
     int sp;
-    xframe frames[XMAX_FRAMES];
     int fp;
     uint32_t live;                   /* lanes not exited */
+    int state;                       /* exec_warp_state */
+    uint64_t *regs;                  /* slots x 32 lanes, frames stacked */
     uint32_t carry;                  /* CC.CF per lane */
     uint32_t wsync;                  /* lanes waiting at a divergent __syncwarp */
-    int state;                       /* exec_warp_state */
+    uint8_t yield;                   /* ran a failed try_wait / nanosleep: let others run */
+    uint8_t red_pred;                /* bar.red destination is a predicate */
+    uint8_t pad_[2];
+    xframe frames[XMAX_FRAMES];
+    /* cold */
+    uint32_t regs_cap;               /* in slots */
     int bar;                         /* barrier waited on */
     uint32_t bar_line;
     uint8_t *local;                  /* 32 x prog->local_bytes */
     uint16_t tid[3][32];
-    uint8_t yield;                   /* ran a failed try_wait / nanosleep: let others run */
     int32_t red_slot;                /* bar.red destination: absolute slot, -1 when none */
-    uint8_t red_pred;                /* bar.red destination is a predicate */
     uint32_t red_mask;
 } xwarp;
 
@@ -154,8 +162,8 @@ struct exec_block {
     uint32_t nthreads, exited;
     xwarp *w;
     uint8_t *smem;
+    exec_counts cnt;                 /* its first fields share the first line with the above */
     xbar bars[16];
-    exec_counts cnt;
     int has_clock;                   /* set by exec_block_set_clock */
     uint64_t clock, timer_ns;
 };

@@ -122,7 +122,6 @@ static void block_free(tblock *b)
             sb_free(&b->warps[i].sb);
     exec_block_destroy(b->eb);
     free(b->warps);
-    free(b->infos);
     free(b);
 }
 
@@ -144,8 +143,7 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
     b->eb = exec_block_create(c->prog, ctaid, c->d);
     b->nwarps = c->warps_per_block;
     b->warps = calloc((size_t)b->nwarps, sizeof *b->warps);
-    b->infos = calloc((size_t)b->nwarps, sizeof *b->infos);
-    if (!b->eb || !b->warps || !b->infos) {
+    if (!b->eb || !b->warps) {
         wl_status st = b->eb ? oom(c) : c->d->status;
         block_free(b);
         return st;
@@ -172,7 +170,6 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
         w->start = w->charged = start;
         w->state = TW_ACTIVE;
         w->run_reason = 0xff;
-        w->info = &b->infos[i];
         wl_status st = sched_fetch(c, w, start);
         if (st != WL_OK)
             return st;

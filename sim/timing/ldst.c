@@ -17,6 +17,27 @@
 
 #include "timing_int.h"
 
+/* log2(v) when v is a power of two, else -1: the divisions below become shifts (the arch
+ * numbers are powers of two; the general case stays exact). */
+static int log2_exact(uint64_t v)
+{
+    return v && !(v & (v - 1)) ? __builtin_ctzll(v) : -1;
+}
+
+static inline uint64_t div_by(uint64_t v, uint64_t d, int sh)
+{
+    return sh >= 0 ? v >> sh : v / d;
+}
+
+/* Is w among the first n entries of list (searched newest first)? */
+static int listed(const uint64_t *list, uint32_t n, uint64_t w)
+{
+    for (uint32_t i = n; i-- > 0;)
+        if (list[i] == w)
+            return 1;
+    return 0;
+}
+
 void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
                  uint32_t *wavefronts, uint32_t *ideal)
 {
@@ -25,28 +46,32 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
     uint32_t per = size <= bank_bytes ? 32 : group_bytes / size;
     if (per == 0)
         per = 1;
+    int bsh = log2_exact(bank_bytes), ksh = log2_exact(banks);
     uint32_t wf = 0, id = 0;
     for (uint32_t g0 = 0; g0 < 32; g0 += per) {
         uint64_t words[64];
         uint32_t nw = 0;
         uint8_t count[64] = {0};
+        uint64_t first[64];       /* the first word seen in each bank */
+        uint64_t banks_seen = 0;  /* bit b: bank b (mod 64) holds a word */
         uint32_t maxc = 0;
         for (uint32_t l = g0; l < g0 + per && l < 32; l++) {
             if (!((in->exec_mask >> l) & 1))
                 continue;
-            uint64_t w0 = in->addr[l] / bank_bytes;
-            uint64_t w1 = (in->addr[l] + size - 1) / bank_bytes;
+            uint64_t w0 = div_by(in->addr[l], bank_bytes, bsh);
+            uint64_t w1 = div_by(in->addr[l] + size - 1, bank_bytes, bsh);
             for (uint64_t w = w0; w <= w1 && nw < 64; w++) {
-                int seen = 0;
-                for (uint32_t i = nw; i-- > 0;)
-                    if (words[i] == w) {
-                        seen = 1;
-                        break;
-                    }
-                if (seen)
-                    continue;
+                uint32_t b = (uint32_t)(ksh >= 0 ? w & (banks - 1u) : w % banks) & 63u;
+                /* a word is new when its bank holds none yet; the same word as the bank's
+                 * first is a broadcast; anything else (a conflict) searches the list */
+                if ((banks_seen >> b) & 1) {
+                    if (first[b] == w || listed(words, nw, w))
+                        continue;
+                } else {
+                    banks_seen |= UINT64_C(1) << b;
+                    first[b] = w;
+                }
                 words[nw++] = w;
-                uint32_t b = (uint32_t)(w % banks) & 63u;
                 if (++count[b] > maxc)
                     maxc = count[b];
             }
@@ -67,29 +92,41 @@ uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t
     uint64_t lines[64];
     uint32_t size = in->mem_size ? in->mem_size : 1;
     uint32_t spl = line_bytes / sector_bytes ? line_bytes / sector_bytes : 1;
+    int ssh = log2_exact(sector_bytes), lsh = log2_exact(spl);
+    /* Lanes usually touch ascending sectors: while the lists are strictly ascending, a value
+     * above the last entry is new and one equal to it is not, without a search. */
+    int s_up = 1, l_up = 1;
     for (int l = 0; l < 32; l++) {
         if (!((in->exec_mask >> l) & 1))
             continue;
-        uint64_t s0 = in->addr[l] / sector_bytes, s1 = (in->addr[l] + size - 1) / sector_bytes;
+        uint64_t s0 = div_by(in->addr[l], sector_bytes, ssh);
+        uint64_t s1 = div_by(in->addr[l] + size - 1, sector_bytes, ssh);
         for (uint64_t s = s0; s <= s1; s++) {
-            int seen = 0;
-            for (uint32_t i = n; i-- > 0;)
-                if (sectors[i] == s) {
-                    seen = 1;
-                    break;
-                }
+            int seen;
+            if (n == 0 || (s_up && s > sectors[n - 1]))
+                seen = 0;
+            else if (sectors[n - 1] == s)
+                seen = 1;
+            else
+                seen = listed(sectors, n, s);
             if (seen || n == 64)
                 continue;
+            if (n && s < sectors[n - 1])
+                s_up = 0;
             sectors[n++] = s;
-            uint64_t line = s / spl;
-            int lseen = 0;
-            for (uint32_t i = nl; i-- > 0;)
-                if (lines[i] == line) {
-                    lseen = 1;
-                    break;
-                }
-            if (!lseen && nl < 64)
+            uint64_t line = div_by(s, spl, lsh);
+            int lseen;
+            if (nl == 0 || (l_up && line > lines[nl - 1]))
+                lseen = 0;
+            else if (lines[nl - 1] == line)
+                lseen = 1;
+            else
+                lseen = listed(lines, nl, line);
+            if (!lseen && nl < 64) {
+                if (nl && line < lines[nl - 1])
+                    l_up = 0;
                 lines[nl++] = line;
+            }
         }
     }
     *nlines = nl;

@@ -308,9 +308,10 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     for (;;) {
         w->has_pending = 0;
         uint64_t before = exec_block_counts(b->eb)->warp_insts;
+        exec_step_info *info = &c->info;
         /* exec clears the fields before addr[] only; the control flags after it must start 0 */
-        memset(&w->info->is_branch, 0, sizeof *w->info - offsetof(exec_step_info, is_branch));
-        wl_status st = exec_warp_step(b->eb, w->bw, w->info, c->d);
+        memset(&info->is_branch, 0, sizeof *info - offsetof(exec_step_info, is_branch));
+        wl_status st = exec_warp_step(b->eb, w->bw, info, c->d);
         if (st != WL_OK)
             return st;
         if (exec_block_counts(b->eb)->warp_insts == before) {
@@ -323,7 +324,7 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
                             "internal: warp %d of block %u has no instruction to issue", w->bw,
                             b->id);
         }
-        const exec_step_info *in = w->info;
+        const exec_step_info *in = info;
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
         uint32_t keys[EXEC_MAX_REGS];
         for (int i = 0; i < in->nsrc; i++)
@@ -358,8 +359,8 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
                 return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     }
     w->has_pending = 1;
-    w->res = classify(c, w->info);
-    const exec_step_info *in = w->info;
+    const exec_step_info *in = &c->info;
+    w->res = classify(c, in);
     digest(c, w, in);
     sb_deps(&w->sb, w->dg.dst, in->ndst, 1, now, w->T);
     return WL_OK;

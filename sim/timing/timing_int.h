@@ -118,7 +118,7 @@ struct tblock;
 /* A resident warp. Hot fields first: the scheduler reads them every evaluation. */
 typedef struct tw {
     uint8_t state;          /* tw_state */
-    uint8_t has_pending;    /* info holds the next instruction (already executed) */
+    uint8_t has_pending;    /* dg holds the next instruction (already executed) */
     uint8_t res;            /* RES_* of the pending instruction */
     uint8_t in_active;      /* two-level: in the active set */
     uint8_t run_reason;     /* reason of the open run [run_start, charged); 0xff none */
@@ -140,7 +140,6 @@ typedef struct tw {
     int bar_id;             /* barrier it waits at (TW_BARRIER) */
     uint32_t bar_line;
     sb_t sb;
-    exec_step_info *info;   /* the pending instruction (in the block's info array) */
     uint64_t secs[64];      /* sectors of a pending global/local access */
 } tw;
 
@@ -158,7 +157,6 @@ typedef struct tblock {
     uint32_t nthreads, exited_threads;
     uint64_t start;
     tw *warps;
-    exec_step_info *infos;  /* one per warp */
     tbar bars[16];
 } tblock;
 
@@ -232,6 +230,9 @@ typedef struct tctx {
     struct tblock **scratch_blocks; /* sched_eval's lists, max_warps_per_sm + 1 entries */
     tw **scratch_warps;
     uint64_t progress_next;
+    /* The functional record of the instruction being fetched: one for the whole run, so it
+     * stays in the host caches (sched_fetch digests it at once; nothing reads it later). */
+    exec_step_info info;
 } tctx;
 
 /* sb.c */
