@@ -367,6 +367,48 @@ int exec_warp_peek(exec_block *b, int warp, exec_step_info *out)
     return 1;
 }
 
+void exec_warp_prefetch_state(const exec_block *b, int warp)
+{
+    const xwarp *W = &b->w[warp];
+    __builtin_prefetch(&W->simt[0]);
+    __builtin_prefetch(&W->sp);
+}
+
+static inline void prefetch_slot(const uint64_t *regs, int32_t slot)
+{
+    const uint64_t *r = XR(regs, slot);
+    for (int k = 0; k < 32; k += 8) /* 256 bytes: four 64-byte lines */
+        __builtin_prefetch(r + k);
+}
+
+void exec_warp_prefetch_regs(const exec_block *b, int warp)
+{
+    const xwarp *W = &b->w[warp];
+    if (W->sp < 1 || W->fp < 1)
+        return;
+    const xframe *fr = &W->frames[W->fp - 1];
+    const xfunc *xf = &b->p->funcs[fr->func];
+    uint32_t pc = W->simt[W->sp - 1].pc;
+    if (pc >= xf->n)
+        return;
+    const xinsn *in = &xf->ins[pc];
+    const uint64_t *regs = W->regs + (size_t)fr->reg_off * 32;
+    /* registers only: immediates and scratch slots follow them and are touched per warp too,
+     * but the register file is where the misses are */
+    int32_t nr = (int32_t)xf->nregs;
+    if (in->guard >= 0 && in->guard < nr)
+        prefetch_slot(regs, in->guard);
+    for (int k = 0; k < in->nops; k++) {
+        const xop *o = &in->o[k];
+        if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 && o->slot < nr)
+            prefetch_slot(regs, o->slot);
+        else if (o->kind == XO_VEC)
+            for (int v = 0; v < o->n && v < 4; v++)
+                if (o->vec[v] >= 0 && o->vec[v] < nr)
+                    prefetch_slot(regs, o->vec[v]);
+    }
+}
+
 wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d)
 {
     xwarp *W = &b->w[warp];

@@ -387,6 +387,43 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
  * TIMING_QUANTUM cycles: each SM's warps stay in the host caches for a whole window. Within an
  * SM, wake-ups are processed in (cycle, scheduler) order; the order of SMs inside a window is
  * fixed, so runs are deterministic. */
+/* Host-cache prefetching across SMs (changes nothing simulated). SMs are simulated one after
+ * another, and by the time an SM's turn comes back its warps' data has left the host caches;
+ * their first touches would be misses one after another (scheduler arrays -> warp record ->
+ * its stack state -> its registers). So while SM s runs, the warps of the next SMs that can be
+ * looked at before `end` get their data asked for, one step of the chain per SM: the
+ * scheduler arrays of s+4, warp records of s+3, stack state of s+2 (the records have arrived
+ * meanwhile), register lines of s+1. */
+enum { PF_ARRAYS, PF_WARP, PF_STATE, PF_REGS };
+static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
+{
+    if (s >= c->nsm)
+        return;
+    for (int k = 0; k < c->nsub; k++) {
+        const tsmsp *sp = &c->sp[(size_t)s * (size_t)c->nsub + (size_t)k];
+        if (stage == PF_ARRAYS) {
+            __builtin_prefetch(sp->ens);
+            __builtin_prefetch(sp->warps);
+            continue;
+        }
+        for (int i = 0; i < sp->nwarps; i++) {
+            if (sp->ens[i] >= end)
+                continue;
+            const tw *w = sp->warps[i];
+            if (stage == PF_WARP) {
+                for (int l = 0; l < 4; l++)
+                    __builtin_prefetch((const char *)w + 64 * l);
+                __builtin_prefetch((const char *)&w->sb);
+            } else if (w->state == TW_ACTIVE) {
+                if (stage == PF_STATE)
+                    exec_warp_prefetch_state(w->blk->eb, w->bw);
+                else
+                    exec_warp_prefetch_regs(w->blk->eb, w->bw);
+            }
+        }
+    }
+}
+
 static wl_status run_loop(tctx *c, const timing_config *cfg)
 {
     wl_status st = WL_OK;
@@ -396,6 +433,10 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
         uint64_t end = first - first % q + q, next = T_INF;
         for (int s = 0; s < c->nsm && st == WL_OK; s++) {
             tsm *sm = &c->sms[s];
+            prefetch_sm(c, s + 4, end, PF_ARRAYS);
+            prefetch_sm(c, s + 3, end, PF_WARP);
+            prefetch_sm(c, s + 2, end, PF_STATE);
+            prefetch_sm(c, s + 1, end, PF_REGS);
             st = run_sm(c, cfg, sm, end);
             if (sm->q.n && sm->q.e[0].t < next)
                 next = sm->q.e[0].t;

@@ -629,6 +629,14 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     tblock **done = c->scratch_blocks; /* max_warps_per_sm + 1 entries each */
     tw **el = c->scratch_warps;
     int ndone = 0, nel = 0, o = 0, nretired = 0;
+    /* The warps looked at below are usually cold in the host caches: ask for all of their hot
+     * lines at once, so the misses overlap instead of following one another. */
+    for (int i = 0; i < sp->nwarps; i++)
+        if (sp->ens[i] <= t) {
+            const char *p = (const char *)sp->warps[i];
+            __builtin_prefetch(p);
+            __builtin_prefetch(p + 64);
+        }
     for (int i = 0; i < sp->nwarps; i++) {
         tw *w = sp->warps[i];
         if (sp->ens[i] > t) { /* not looked at: do not touch the warp itself */
