@@ -367,9 +367,14 @@ int exec_warp_peek(exec_block *b, int warp, exec_step_info *out)
     return 1;
 }
 
-void exec_warp_prefetch_state(const exec_block *b, int warp)
+const void *exec_warp_handle(const exec_block *b, int warp)
 {
-    const xwarp *W = &b->w[warp];
+    return &b->w[warp];
+}
+
+void exec_warp_prefetch_state(const void *handle)
+{
+    const xwarp *W = handle;
     __builtin_prefetch(&W->simt[0]);
     __builtin_prefetch(&W->sp);
 }
@@ -391,21 +396,23 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
     uint32_t pc = W->simt[W->sp - 1].pc;
     if (pc >= xf->n)
         return;
-    const xinsn *in = &xf->ins[pc];
     const uint64_t *regs = W->regs + (size_t)fr->reg_off * 32;
-    /* registers only: immediates and scratch slots follow them and are touched per warp too,
-     * but the register file is where the misses are */
-    int32_t nr = (int32_t)xf->nregs;
-    if (in->guard >= 0 && in->guard < nr)
-        prefetch_slot(regs, in->guard);
-    for (int k = 0; k < in->nops; k++) {
-        const xop *o = &in->o[k];
-        if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 && o->slot < nr)
-            prefetch_slot(regs, o->slot);
-        else if (o->kind == XO_VEC)
-            for (int v = 0; v < o->n && v < 4; v++)
-                if (o->vec[v] >= 0 && o->vec[v] < nr)
-                    prefetch_slot(regs, o->vec[v]);
+    /* the next instruction and, in case the warp issues again soon, the two after it */
+    for (uint32_t i = pc; i < pc + 1 && i < xf->n; i++) {
+        const xinsn *in = &xf->ins[i];
+        /* registers, immediates and scratch slots: all are per warp */
+        int32_t ns = (int32_t)xf->nslots;
+        if (in->guard >= 0 && in->guard < ns)
+            prefetch_slot(regs, in->guard);
+        for (int k = 0; k < in->nops; k++) {
+            const xop *o = &in->o[k];
+            if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 && o->slot < ns)
+                prefetch_slot(regs, o->slot);
+            else if (o->kind == XO_VEC)
+                for (int v = 0; v < o->n && v < 4; v++)
+                    if (o->vec[v] >= 0 && o->vec[v] < ns)
+                        prefetch_slot(regs, o->vec[v]);
+        }
     }
 }
 

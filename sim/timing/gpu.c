@@ -164,7 +164,9 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
             slot++;
         sm->slot_used[slot] = 1;
         w->blk = b;
+        w->eb = b->eb;
         w->bw = i;
+        w->xw = exec_warp_handle(b->eb, i);
         w->slot = slot;
         w->age = c->age_seq++;
         w->start = w->charged = start;
@@ -389,21 +391,35 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
  * fixed, so runs are deterministic. */
 /* Host-cache prefetching across SMs (changes nothing simulated). SMs are simulated one after
  * another, and by the time an SM's turn comes back its warps' data has left the host caches;
- * their first touches would be misses one after another (scheduler arrays -> warp record ->
- * its stack state -> its registers). So while SM s runs, the warps of the next SMs that can be
- * looked at before `end` get their data asked for, one step of the chain per SM: the
- * scheduler arrays of s+4, warp records of s+3, stack state of s+2 (the records have arrived
- * meanwhile), register lines of s+1. */
-enum { PF_ARRAYS, PF_WARP, PF_STATE, PF_REGS };
+ * their first touches would be misses one after another (scheduler -> its arrays -> warp
+ * record -> its stack state -> its registers). So while SM s runs, the data of the next SMs
+ * is asked for, one step of that chain per SM, each step reading what the step before
+ * brought in: the SM and scheduler records of s+5, the schedulers' warp arrays of s+4, and for
+ * the warps that can be looked at before `end`: warp records of s+3, stack state of s+2,
+ * register lines of s+1. */
+enum { PF_SM, PF_ARRAYS, PF_WARP, PF_STATE, PF_REGS };
+static void prefetch_lines(const void *p, size_t bytes)
+{
+    for (size_t l = 0; l < bytes; l += 64)
+        __builtin_prefetch((const char *)p + l);
+}
+
 static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
 {
     if (s >= c->nsm)
         return;
+    const tsmsp *sps = &c->sp[(size_t)s * (size_t)c->nsub];
+    if (stage == PF_SM) {
+        prefetch_lines(&c->sms[s], sizeof c->sms[s]);
+        prefetch_lines(sps, (size_t)c->nsub * sizeof *sps);
+        return;
+    }
     for (int k = 0; k < c->nsub; k++) {
-        const tsmsp *sp = &c->sp[(size_t)s * (size_t)c->nsub + (size_t)k];
+        const tsmsp *sp = &sps[k];
         if (stage == PF_ARRAYS) {
-            __builtin_prefetch(sp->ens);
-            __builtin_prefetch(sp->warps);
+            prefetch_lines(sp->ens, (size_t)sp->nwarps * sizeof *sp->ens);
+            prefetch_lines(sp->warps, (size_t)sp->nwarps * sizeof *sp->warps);
+            prefetch_lines(sp->wres, (size_t)sp->nwarps);
             continue;
         }
         for (int i = 0; i < sp->nwarps; i++) {
@@ -411,14 +427,16 @@ static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
                 continue;
             const tw *w = sp->warps[i];
             if (stage == PF_WARP) {
-                for (int l = 0; l < 4; l++)
-                    __builtin_prefetch((const char *)w + 64 * l);
-                __builtin_prefetch((const char *)&w->sb);
-            } else if (w->state == TW_ACTIVE) {
-                if (stage == PF_STATE)
-                    exec_warp_prefetch_state(w->blk->eb, w->bw);
-                else
-                    exec_warp_prefetch_regs(w->blk->eb, w->bw);
+                prefetch_lines(w, offsetof(tw, secs));
+                continue;
+            }
+            if (w->state != TW_ACTIVE)
+                continue;
+            if (stage == PF_STATE) {
+                exec_warp_prefetch_state(w->xw);
+                __builtin_prefetch(w->eb);
+            } else {
+                exec_warp_prefetch_regs(w->eb, w->bw);
             }
         }
     }
@@ -433,6 +451,7 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
         uint64_t end = first - first % q + q, next = T_INF;
         for (int s = 0; s < c->nsm && st == WL_OK; s++) {
             tsm *sm = &c->sms[s];
+            prefetch_sm(c, s + 5, end, PF_SM);
             prefetch_sm(c, s + 4, end, PF_ARRAYS);
             prefetch_sm(c, s + 3, end, PF_WARP);
             prefetch_sm(c, s + 2, end, PF_STATE);

@@ -132,6 +132,8 @@ typedef struct tw {
     tdigest dg;             /* the pending instruction */
     /* cold */
     struct tblock *blk;
+    exec_block *eb;         /* blk->eb */
+    const void *xw;         /* exec_warp_handle(eb, bw): for host-cache prefetching */
     int bw;                 /* warp index in the block */
     uint64_t age;           /* dispatch order (gto: oldest first) */
     uint64_t pend_seq;      /* two-level: order in the pending set */
