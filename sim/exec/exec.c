@@ -279,10 +279,11 @@ const exec_counts *exec_block_counts(const exec_block *b)
 /* ------------------------------------------------------------------------------------------ */
 /* Registers an instruction reads and writes, as IR register indices (immediate and scratch slots
  * are not registers). */
-static void fill_regs(const xinsn *in, uint32_t nregs, exec_step_info *out)
+void exec_list_regs(xinsn *in, uint32_t nregs)
 {
     const ptx_insn *ir = in->ir;
     int ndst = 0;
+    in->nsrc = in->ndst = 0;
     switch (ir->op) {
     case PTX_OP_ST: case PTX_OP_RED: case PTX_OP_BRA: case PTX_OP_CALL: case PTX_OP_RET:
     case PTX_OP_EXIT: case PTX_OP_CP_ASYNC: case PTX_OP_MBAR_INIT: case PTX_OP_BAR_WARP_SYNC:
@@ -303,14 +304,14 @@ static void fill_regs(const xinsn *in, uint32_t nregs, exec_step_info *out)
                     rs[n++] = o->vec[v];
         for (int i = 0; i < n; i++) {
             int isdst = k < ndst && o->kind != XO_ADDR;
-            if (isdst && out->ndst < EXEC_MAX_REGS)
-                out->dst[out->ndst++] = rs[i];
-            else if (!isdst && out->nsrc < EXEC_MAX_REGS)
-                out->src[out->nsrc++] = rs[i];
+            if (isdst && in->ndst < EXEC_MAX_REGS)
+                in->dst[in->ndst++] = rs[i];
+            else if (!isdst && in->nsrc < EXEC_MAX_REGS)
+                in->src[in->nsrc++] = rs[i];
         }
     }
-    if (in->guard >= 0 && out->nsrc < EXEC_MAX_REGS)
-        out->src[out->nsrc++] = in->guard;
+    if (in->guard >= 0 && in->nsrc < EXEC_MAX_REGS)
+        in->src[in->nsrc++] = in->guard;
 }
 
 /* Makes the top SIMT entry runnable (pops finished entries, returns from calls); marks the warp
@@ -346,7 +347,11 @@ static void fill_static(const xwarp *W, const xfunc *xf, const xinsn *in, exec_s
     out->col = in->ir->col;
     out->loc_line = in->ir->loc_line;
     out->active = W->simt[W->sp - 1].mask;
-    fill_regs(in, xf->nregs, out);
+    out->nsrc = in->nsrc;
+    out->ndst = in->ndst;
+    memcpy(out->src, in->src, sizeof out->src);
+    memcpy(out->dst, in->dst, sizeof out->dst);
+    (void)xf;
 }
 
 int exec_warp_peek(exec_block *b, int warp, exec_step_info *out)

@@ -61,6 +61,9 @@ typedef struct xinsn_s {
     /* Direct handler for the hottest plain forms (32-bit integer ALU ops, f32 add/mul/fma
      * round-to-nearest, moves); NULL: go through xop_exec's general dispatch. */
     void (*fast)(const struct xinsn_s *in, uint64_t *regs, uint32_t m);
+    /* IR registers read and written (exec_step_info's src/dst), listed once at decode */
+    uint8_t nsrc, ndst;
+    int32_t src[EXEC_MAX_REGS], dst[EXEC_MAX_REGS];
 } xinsn;
 
 /* Calls of functions without a body that the executor provides itself. */
@@ -168,6 +171,8 @@ struct exec_block {
     uint64_t clock, timer_ns;
 };
 
+/* exec.c: fills in->nsrc/src/ndst/dst (called by the decoder once operands are final). */
+void exec_list_regs(xinsn *in, uint32_t nregs);
 /* xdec.c */
 wl_status xdec_func(exec_prog *p, int fi, diag_t *d);
 /* xop.c: executes an arithmetic/logic/conversion instruction for lanes in m.

@@ -460,6 +460,8 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
         }
     }
     xf->decoding = 0;
+    for (uint32_t i = 0; i < f->ninsns && st == WL_OK; i++)
+        exec_list_regs(&xf->ins[i], xf->nregs);
     if (st == WL_OK) {
         xf->imm = it.vals;
         it.vals = NULL;

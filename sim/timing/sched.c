@@ -459,7 +459,7 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     sp->sm->l1_free = start + (uint64_t)(g->nlines ? g->nlines : 1) * TIMING_L1_CYCLES_PER_LINE;
     mem_req q = {.cycle = start, .sm = (uint32_t)sp->sm->id, .space = g->space,
                  .kind = g->mkind, .nsectors = ns, .sectors = w->secs,
-                 .lanes = g->mkind == MEM_ATOMIC ? (uint32_t)__builtin_popcount(g->exec_mask) : 0};
+                 .lanes = g->mkind == MEM_ATOMIC ? tpopc(g->exec_mask) : 0};
     uint64_t done = mem_access(c->mem, &q);
     if (g->space == PTX_SPACE_LOCAL) {
         r->local_requests++;
@@ -484,7 +484,7 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     timing_result *r = c->res;
     tblock *b = w->blk;
     r->warp_instructions++;
-    r->thread_instructions += (uint64_t)__builtin_popcount(g->exec_mask);
+    r->thread_instructions += (uint64_t)tpopc(g->exec_mask);
     if (g->opcode < PTX_OP_COUNT)
         r->op_count[g->opcode]++;
     if (c->tr)
@@ -537,7 +537,7 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     if (g->flags & D_BARRIER)
         st = bar_arrive(c, b, w, t, (g->flags & D_BAR_WAITS) != 0);
     if (st == WL_OK && g->exit_mask)
-        st = bar_exit(c, b, (uint32_t)__builtin_popcount(g->exit_mask), t);
+        st = bar_exit(c, b, tpopc(g->exit_mask), t);
     uint32_t xissue = g->flags & D_EXPAND ? g->xissue : 0; /* g is overwritten by the fetch */
     if (st == WL_OK && w->state == TW_ACTIVE && !w->has_pending)
         st = sched_fetch(c, w, t);
@@ -629,14 +629,6 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     tblock **done = c->scratch_blocks; /* max_warps_per_sm + 1 entries each */
     tw **el = c->scratch_warps;
     int ndone = 0, nel = 0, o = 0, nretired = 0;
-    /* The warps looked at below are usually cold in the host caches: ask for all of their hot
-     * lines at once, so the misses overlap instead of following one another. */
-    for (int i = 0; i < sp->nwarps; i++)
-        if (sp->ens[i] <= t) {
-            const char *p = (const char *)sp->warps[i];
-            __builtin_prefetch(p);
-            __builtin_prefetch(p + 64);
-        }
     for (int i = 0; i < sp->nwarps; i++) {
         tw *w = sp->warps[i];
         if (sp->ens[i] > t) { /* not looked at: do not touch the warp itself */
