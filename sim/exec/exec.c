@@ -166,7 +166,8 @@ void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
     const xfunc *kf = &p->funcs[p->kindex];
     for (int w = 0; w < b->nwarps; w++) {
         xwarp *W = &b->w[w];
-        memset(W->regs, 0, (size_t)kf->nregs * 32 * sizeof *W->regs);
+        /* every slot, scratch and deeper frames included: a reused block equals a new one */
+        memset(W->regs, 0, (size_t)W->regs_cap * 32 * sizeof *W->regs);
         xctl_fill_imm(kf, W->regs);
         if (W->local)
             memset(W->local, 0, (size_t)32 * p->local_bytes);

@@ -133,21 +133,36 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
     const uint32_t *g = c->res->grid;
     uint32_t ctaid[3] = {(uint32_t)(lin % g[0]), (uint32_t)(lin / g[0] % g[1]),
                          (uint32_t)(lin / g[0] / g[1])};
-    tblock *b = calloc(1, sizeof *b);
-    if (!b)
-        return oom(c);
+    tblock *b = c->free_blocks;
+    if (b) {
+        /* a retired block, as if freshly allocated (exec_block_reset: as if created) */
+        c->free_blocks = b->next_free;
+        exec_block *eb = b->eb;
+        tw *warps = b->warps;
+        for (int i = 0; i < b->nwarps; i++)
+            sb_free(&warps[i].sb);
+        memset(warps, 0, (size_t)b->nwarps * sizeof *warps);
+        memset(b, 0, sizeof *b);
+        b->eb = eb;
+        b->warps = warps;
+        exec_block_reset(eb, ctaid);
+    } else {
+        b = calloc(1, sizeof *b);
+        if (!b)
+            return oom(c);
+        b->eb = exec_block_create(c->prog, ctaid, c->d);
+        b->warps = calloc((size_t)c->warps_per_block, sizeof *b->warps);
+        if (!b->eb || !b->warps) {
+            wl_status st = b->eb ? oom(c) : c->d->status;
+            block_free(b);
+            return st;
+        }
+    }
     b->id = id;
     b->sm = (uint32_t)s;
     b->start = start;
     b->nthreads = c->threads_per_block;
-    b->eb = exec_block_create(c->prog, ctaid, c->d);
     b->nwarps = c->warps_per_block;
-    b->warps = calloc((size_t)b->nwarps, sizeof *b->warps);
-    if (!b->eb || !b->warps) {
-        wl_status st = b->eb ? oom(c) : c->d->status;
-        block_free(b);
-        return st;
-    }
     b->live_warps = b->nwarps;
     int k = 0;
     while (sm->blocks[k])
@@ -197,7 +212,8 @@ wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t)
             sm->blocks[k] = NULL;
     if (--sm->resident_blocks == 0)
         r->sm_active_cycles += t - sm->active_since;
-    block_free(b);
+    b->next_free = c->free_blocks;
+    c->free_blocks = b;
     c->blocks_done++;
     if (t > r->last_retire)
         r->last_retire = t;
@@ -352,6 +368,11 @@ static void teardown(tctx *c)
             free(c->sp[i].ens);
             free(c->sp[i].wres);
         }
+    while (c->free_blocks) {
+        tblock *b = c->free_blocks;
+        c->free_blocks = b->next_free;
+        block_free(b);
+    }
     free(c->sms);
     free(c->sp);
     free(c->scratch_blocks);

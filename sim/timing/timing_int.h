@@ -168,6 +168,7 @@ typedef struct tblock {
     uint64_t start;
     tw *warps;
     tbar bars[16];
+    struct tblock *next_free; /* in tctx.free_blocks */
 } tblock;
 
 typedef struct { uint64_t t; uint32_t id; } tevent;
@@ -243,6 +244,8 @@ typedef struct tctx {
     /* The functional record of the instruction being fetched: one for the whole run, so it
      * stays in the host caches (sched_fetch digests it at once; nothing reads it later). */
     exec_step_info info;
+    /* Retired blocks kept for the next dispatch (their memory is reused, still warm). */
+    tblock *free_blocks;
 } tctx;
 
 /* sb.c */
