@@ -3,7 +3,8 @@
 # recording, what `warplab run --json` prints (every key but sim_seconds), its exit status and
 # messages, the dumped buffers (md5), the trace file (md5, small cases) and the functional run
 # (--sanitize --json) for every case of gpu/cases-sim.txt under the three scheduling policies,
-# plus a few full-size cases of gpu/cases.txt (gto only, no trace).
+# plus a few full-size cases of gpu/cases.txt (gto only, no trace), and the counts of the
+# functional benchmark (tests/bench_exec.c, which runs launch_kernel).
 # Usage: scripts/perf-regress.sh record|check DIR [BUILD]   (BUILD default build-perf)
 #        PERF_REGRESS_FULL=0 skips the full-size cases.
 set -eu
@@ -69,6 +70,10 @@ trap 'rm -rf "$out"' EXIT
         for name in $full; do echo "$name gpu/cases.txt 0"; done
     fi
 } | xargs -P 2 -L 1 "$0" one "$out" "$build" # two at a time (the machine has two cores)
+# the functional engine's own launcher (launch_kernel): instruction and lane counts of the
+# benchmark kernels (its timing fields dropped)
+WARPLAB_ROOT=$root "$root/$build/tests/bench_exec" |
+    sed 's/ in  *[0-9.]* s CPU = *[0-9.]* M warp insts\/s//' >"$out/bench_exec.res"
 mkdir -p "$dir"
 case $mode in
 record)

@@ -589,6 +589,43 @@ static wl_status deadlock(const exec_block *b, diag_t *d)
                     b->ctaid[0], b->ctaid[1], b->ctaid[2], msg, b->exited);
 }
 
+/* The functional fast lane: runs w's straight-line instructions that have a direct handler
+ * (xop_pick_fast) without the general step's dispatch, exactly as exec_warp_step would (same
+ * counts, same pc updates), until an instruction needs the general step or the instruction
+ * limit is passed. The current frame, stack entry and register base stay in registers. */
+static void run_fast(exec_block *b, xwarp *W, uint64_t max_insts)
+{
+    if (W->sp < 1 || W->fp < 1)
+        return;
+    const xframe *fr = &W->frames[W->fp - 1];
+    const xfunc *xf = &b->p->funcs[fr->func];
+    xsimt *t = &W->simt[W->sp - 1];
+    uint64_t *regs = W->regs + (size_t)fr->reg_off * 32;
+    uint32_t active = t->mask;
+    if (active == 0)
+        return;
+    exec_counts *cnt = &b->cnt;
+    while (t->pc != t->rpc && t->pc < xf->n && cnt->warp_insts <= max_insts) {
+        const xinsn *in = &xf->ins[t->pc];
+        if (!in->fast || in->npre || in->op >= PTX_OP_COUNT)
+            return;
+        uint32_t m = active;
+        if (in->guard >= 0) {
+            const uint64_t *G = XR(regs, in->guard);
+            uint32_t g = 0;
+            for (int l = 0; l < 32; l++)
+                g |= (uint32_t)(G[l] != 0) << l;
+            m = active & (in->guard_neg ? ~g : g);
+        }
+        cnt->warp_insts++;
+        cnt->thread_insts += (uint64_t)xpopc(m);
+        cnt->op_count[in->op]++;
+        t->pc++;
+        if (m)
+            in->fast(in, regs, m);
+    }
+}
+
 wl_status exec_block_round(exec_block *b, uint64_t max_insts, int *progressed, diag_t *d)
 {
     wl_status st = WL_OK;
@@ -599,9 +636,12 @@ wl_status exec_block_round(exec_block *b, uint64_t max_insts, int *progressed, d
             continue;
         *progressed = 1;
         while (W->state == EXEC_WARP_READY) {
-            st = exec_warp_step(b, w, NULL, d);
-            if (st != WL_OK)
-                break;
+            run_fast(b, W, max_insts);
+            if (b->cnt.warp_insts <= max_insts) {
+                st = exec_warp_step(b, w, NULL, d);
+                if (st != WL_OK)
+                    break;
+            }
             if (b->cnt.warp_insts > max_insts) {
                 exec_step_info at;
                 uint32_t line = exec_warp_peek(b, w, &at) ? at.line : 0;
