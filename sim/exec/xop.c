@@ -521,6 +521,46 @@ static void f_mov(const xinsn *in, uint64_t *regs, uint32_t m)
     commit(XR(regs, in->o[0].slot), T, m);
 }
 
+/* setp.CMP.{s,u,b}32 p, a, b (one predicate, no combining operand): exec_setp's integer loop
+ * (signed values compared unsigned with the sign bit flipped). */
+static void f_setp32(const xinsn *in, uint64_t *regs, uint32_t m)
+{
+    const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);
+    uint32_t flip = in->k0 == XK_S ? 0x80000000u : 0;
+    uint64_t T[32];
+#define SETP_LOOP(op) LOOP(T[l] = ((uint32_t)A[l] ^ flip) op ((uint32_t)B[l] ^ flip))
+    switch (in->cmp - 1) {
+    case SEM_CMP_EQ: SETP_LOOP(==); break;
+    case SEM_CMP_NE: SETP_LOOP(!=); break;
+    case SEM_CMP_LT: case SEM_CMP_LO: SETP_LOOP(<); break;
+    case SEM_CMP_LE: case SEM_CMP_LS: SETP_LOOP(<=); break;
+    case SEM_CMP_GT: case SEM_CMP_HI: SETP_LOOP(>); break;
+    default: SETP_LOOP(>=); break;
+    }
+#undef SETP_LOOP
+    commit(XR(regs, in->o[0].slot), T, m);
+}
+
+/* and/or/xor/not.pred and selp without `!` operands: exec_int's and xop_one's loops. */
+FAST2(f_pand, (uint64_t)((A[l] != 0) & (B[l] != 0)))
+FAST2(f_por, (uint64_t)((A[l] != 0) | (B[l] != 0)))
+FAST2(f_pxor, (uint64_t)((A[l] != 0) ^ (B[l] != 0)))
+static void f_pnot(const xinsn *in, uint64_t *regs, uint32_t m)
+{
+    const uint64_t *A = XR(regs, in->o[1].slot);
+    uint64_t T[32];
+    LOOP(T[l] = (uint64_t)(A[l] == 0));
+    commit(XR(regs, in->o[0].slot), T, m);
+}
+static void f_selp(const xinsn *in, uint64_t *regs, uint32_t m)
+{
+    const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);
+    const uint64_t *C = XR(regs, in->o[3].slot);
+    uint64_t T[32], dm = zx(~UINT64_C(0), in->o[0].bits);
+    LOOP(T[l] = (C[l] != 0 ? A[l] : B[l]) & dm);
+    commit(XR(regs, in->o[0].slot), T, m);
+}
+
 void xop_pick_fast(xinsn *in)
 {
     in->fast = NULL;
@@ -535,6 +575,7 @@ void xop_pick_fast(xinsn *in)
     int f32 = in->k0 == XK_F && in->w0 == 32 && dst32 &&
               (in->round == PTX_RND_NONE || in->round == PTX_RND_RN);
     int lo = in->mul == PTX_MUL_NONE || in->mul == PTX_MUL_LO;
+    int pred = in->k0 == XK_PRED;
     switch (in->op) {
     case PTX_OP_MOV:
         if (in->nops == 2 && in->o[0].bits >= 32)
@@ -552,11 +593,21 @@ void xop_pick_fast(xinsn *in)
         break;
     case PTX_OP_MAD: in->fast = i32 && lo ? f_mad32 : f32 ? f_ffma : NULL; break;
     case PTX_OP_FMA: in->fast = f32 ? f_ffma : NULL; break;
-    case PTX_OP_AND: in->fast = i32 ? f_and32 : NULL; break;
-    case PTX_OP_OR: in->fast = i32 ? f_or32 : NULL; break;
-    case PTX_OP_XOR: in->fast = i32 ? f_xor32 : NULL; break;
+    case PTX_OP_AND: in->fast = i32 ? f_and32 : pred && in->nops == 3 ? f_pand : NULL; break;
+    case PTX_OP_OR: in->fast = i32 ? f_or32 : pred && in->nops == 3 ? f_por : NULL; break;
+    case PTX_OP_XOR: in->fast = i32 ? f_xor32 : pred && in->nops == 3 ? f_pxor : NULL; break;
+    case PTX_OP_NOT: in->fast = pred && in->nops == 2 ? f_pnot : NULL; break;
     case PTX_OP_SHL: in->fast = i32 ? f_shl32 : NULL; break;
     case PTX_OP_SHR: in->fast = i32 && in->k0 != XK_S ? f_shru32 : NULL; break;
+    case PTX_OP_SELP:
+        if (in->nops == 4)
+            in->fast = f_selp;
+        break;
+    case PTX_OP_SETP:
+        if (in->nops == 3 && (in->k0 == XK_S || in->k0 == XK_U || in->k0 == XK_B) &&
+            in->w0 == 32 && in->cmp >= 1 && in->cmp - 1 <= SEM_CMP_HS)
+            in->fast = f_setp32;
+        break;
     default: break;
     }
 }
