@@ -166,9 +166,13 @@ void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
     const xfunc *kf = &p->funcs[p->kindex];
     for (int w = 0; w < b->nwarps; w++) {
         xwarp *W = &b->w[w];
-        /* every slot, scratch and deeper frames included: a reused block equals a new one */
-        memset(W->regs, 0, (size_t)W->regs_cap * 32 * sizeof *W->regs);
+        /* every slot but the immediates (filled next), scratch and deeper frames included: a
+         * reused block equals a new one */
+        size_t nr = kf->nregs, ni = kf->nimm, cap = W->regs_cap;
+        memset(W->regs, 0, nr * 32 * sizeof *W->regs);
         xctl_fill_imm(kf, W->regs);
+        if (cap > nr + ni)
+            memset(W->regs + (nr + ni) * 32, 0, (cap - nr - ni) * 32 * sizeof *W->regs);
         if (W->local)
             memset(W->local, 0, (size_t)32 * p->local_bytes);
         uint32_t live = 0;
