@@ -5,7 +5,8 @@
 # (--sanitize --json) for every case of gpu/cases-sim.txt under the three scheduling policies,
 # plus a few full-size cases of gpu/cases.txt (gto only, no trace), and the counts of the
 # functional benchmark (tests/bench_exec.c, which runs launch_kernel).
-# Usage: scripts/perf-regress.sh record|check DIR [BUILD]   (BUILD default build-perf)
+# Usage: scripts/perf-regress.sh record|check DIR [BUILD]   (BUILD default build-perf; a build
+#        of another checkout, e.g. the branch point, records the reference)
 #        PERF_REGRESS_FULL=0 skips the full-size cases.
 set -eu
 mode=${1:?record|check}
@@ -13,7 +14,8 @@ dir=${2:?DIR}
 build=${3:-build-perf}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-wl="$root/$build/warplab"
+case $build in /*) ;; *) build="$root/$build" ;; esac # absolute from here on
+wl="$build/warplab"
 [ -x "$wl" ] || { echo "no $wl" >&2; exit 1; }
 # Full-size cases of gpu/cases.txt (a few seconds each).
 full="red_sequential lat_copy_4bpsm ilp_indep4_1warp div_nested its_swap ws_4_12 bk_stride33
@@ -72,7 +74,7 @@ trap 'rm -rf "$out"' EXIT
 } | xargs -P 2 -L 1 "$0" one "$out" "$build" # two at a time (the machine has two cores)
 # the functional engine's own launcher (launch_kernel): instruction and lane counts of the
 # benchmark kernels (its timing fields dropped)
-WARPLAB_ROOT=$root "$root/$build/tests/bench_exec" |
+WARPLAB_ROOT=$root "$build/tests/bench_exec" |
     sed 's/ in  *[0-9.]* s CPU = *[0-9.]* M warp insts\/s//' >"$out/bench_exec.res"
 mkdir -p "$dir"
 case $mode in

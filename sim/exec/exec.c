@@ -382,6 +382,18 @@ const void *exec_warp_handle(const exec_block *b, int warp)
     return &b->w[warp];
 }
 
+/* The lanes of `active` whose guard predicate (if any) lets them execute. */
+static inline uint32_t guarded(const xinsn *in, const uint64_t *regs, uint32_t active)
+{
+    if (in->guard < 0)
+        return active;
+    const uint64_t *G = XR(regs, in->guard);
+    uint32_t g = 0;
+    for (int l = 0; l < 32; l++)
+        g |= (uint32_t)(G[l] != 0) << l;
+    return active & (in->guard_neg ? ~g : g);
+}
+
 void exec_warp_prefetch_state(const void *handle)
 {
     const xwarp *W = handle;
@@ -442,16 +454,10 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
     xsimt *t = &W->simt[W->sp - 1];
     const xinsn *in = &xf->ins[t->pc];
     uint64_t *regs = W->regs + (size_t)fr->reg_off * 32;
-    uint32_t active = t->mask, m = active;
+    uint32_t active = t->mask;
     if (in->npre)
         xwide_pre(b, warp, in, regs, active);
-    if (in->guard >= 0) {
-        const uint64_t *G = XR(regs, in->guard);
-        uint32_t g = 0;
-        for (int l = 0; l < 32; l++)
-            g |= (uint32_t)(G[l] != 0) << l;
-        m = active & (in->guard_neg ? ~g : g);
-    }
+    uint32_t m = guarded(in, regs, active);
     if (out) {
         fill_static(W, xf, in, out);
         out->exec_mask = m;
@@ -613,14 +619,7 @@ static void run_fast(exec_block *b, xwarp *W, uint64_t max_insts)
         const xinsn *in = &xf->ins[t->pc];
         if (!in->fast || in->npre || in->op >= PTX_OP_COUNT)
             return;
-        uint32_t m = active;
-        if (in->guard >= 0) {
-            const uint64_t *G = XR(regs, in->guard);
-            uint32_t g = 0;
-            for (int l = 0; l < 32; l++)
-                g |= (uint32_t)(G[l] != 0) << l;
-            m = active & (in->guard_neg ? ~g : g);
-        }
+        uint32_t m = guarded(in, regs, active);
         cnt->warp_insts++;
         cnt->thread_insts += (uint64_t)xpopc(m);
         cnt->op_count[in->op]++;

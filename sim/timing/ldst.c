@@ -85,6 +85,15 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
     *ideal = id;
 }
 
+/* Is v among the n entries of list? up: the list is strictly ascending so far, so a value above
+ * the last entry is new without a search. */
+static inline int seen_sorted(const uint64_t *list, uint32_t n, int up, uint64_t v)
+{
+    if (n == 0 || (up && v > list[n - 1]))
+        return 0;
+    return list[n - 1] == v || listed(list, n, v);
+}
+
 uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t line_bytes,
                        uint64_t *sectors, uint32_t *nlines)
 {
@@ -102,27 +111,13 @@ uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t
         uint64_t s0 = div_by(in->addr[l], sector_bytes, ssh);
         uint64_t s1 = div_by(in->addr[l] + size - 1, sector_bytes, ssh);
         for (uint64_t s = s0; s <= s1; s++) {
-            int seen;
-            if (n == 0 || (s_up && s > sectors[n - 1]))
-                seen = 0;
-            else if (sectors[n - 1] == s)
-                seen = 1;
-            else
-                seen = listed(sectors, n, s);
-            if (seen || n == 64)
+            if (seen_sorted(sectors, n, s_up, s) || n == 64)
                 continue;
             if (n && s < sectors[n - 1])
                 s_up = 0;
             sectors[n++] = s;
             uint64_t line = div_by(s, spl, lsh);
-            int lseen;
-            if (nl == 0 || (l_up && line > lines[nl - 1]))
-                lseen = 0;
-            else if (lines[nl - 1] == line)
-                lseen = 1;
-            else
-                lseen = listed(lines, nl, line);
-            if (!lseen && nl < 64) {
+            if (!seen_sorted(lines, nl, l_up, line) && nl < 64) {
                 if (nl && line < lines[nl - 1])
                     l_up = 0;
                 lines[nl++] = line;
