@@ -148,16 +148,6 @@ static int cond_reason(const tw *w, int k)
     return r[k];
 }
 
-/* Bit k set: condition k is not satisfied at t (branch-free: which conditions hold is as
- * unpredictable for the host's branch predictor as it is for the scheduler). */
-static inline uint32_t unmet(const tw *w, uint64_t t)
-{
-    uint32_t u = 0;
-    for (int k = 0; k < C_COUNT; k++)
-        u |= (uint32_t)(w->T[k] > t) << k;
-    return u;
-}
-
 /* Charges w's cycles [w->charged, to) to the reasons its conditions give, cycle-exact. */
 static void charge_to(tctx *c, tw *w, uint64_t to)
 {
@@ -169,8 +159,9 @@ static void charge_to(tctx *c, tw *w, uint64_t to)
     }
     while (w->charged < to) {
         uint64_t t = w->charged;
-        uint32_t u = unmet(w, t);
-        int k = u ? __builtin_ctz(u) : C_COUNT; /* the first condition not satisfied */
+        int k = 0;
+        while (k < C_COUNT && w->T[k] <= t)
+            k++;
         if (k == C_COUNT) { /* eligible on a cycle the scheduler did not visit: cannot happen */
             stats_charge(c, w, STALL_NOT_SELECTED, to);
             return;
@@ -183,7 +174,10 @@ static int eligible(const tw *w, uint64_t t)
 {
     if (w->state != TW_ACTIVE || !w->has_pending || w->start > t)
         return 0;
-    return unmet(w, t) == 0;
+    for (int k = 0; k < C_COUNT; k++)
+        if (w->T[k] > t)
+            return 0;
+    return 1;
 }
 
 /* Fixed latency of a math instruction. */
