@@ -405,7 +405,7 @@ static inline void prefetch_slot(const uint64_t *regs, int32_t slot)
 {
     const uint64_t *r = XR(regs, slot);
     for (int k = 0; k < 32; k += 8) /* 256 bytes: four 64-byte lines */
-        __builtin_prefetch(r + k);
+        __builtin_prefetch(r + k, 0, 1); /* to L2: many lines, L1 is small */
 }
 
 void exec_warp_prefetch_regs(const exec_block *b, int warp)

@@ -422,7 +422,7 @@ enum { PF_SM, PF_ARRAYS, PF_WARP, PF_STATE, PF_REGS };
 static void prefetch_lines(const void *p, size_t bytes)
 {
     for (size_t l = 0; l < bytes; l += 64)
-        __builtin_prefetch((const char *)p + l);
+        __builtin_prefetch((const char *)p + l, 0, 1); /* to L2 */
 }
 
 static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
