@@ -53,7 +53,8 @@ static int run_case(const arch_t *a, const bench_case *c)
     diag_clear(&d);
     ptx_module *m;
     char msg[1400];
-    if (ptx_parse_file(tu_path(c->ptx), &m, &d) != WL_OK) {
+    /* the PTX as `warplab run` times it: after the ptxas scheduling model */
+    if (ptx_parse_file(tu_path(c->ptx), &m, &d) != WL_OK || ptx_schedule(m, &d) != WL_OK) {
         diag_format(&d, msg, sizeof msg);
         fprintf(stderr, "%s: %s\n", c->name, msg);
         return 1;
