@@ -105,6 +105,11 @@ static void test_json_figures(void **state)
     if (num(st, "cases") != 1)
         fail_msg("stall agreement over %.0f cases, expected 1 (only tiny_dep has ncu)",
                  num(st, "cases"));
+    /* agreeing with the top reason is also being among the top two */
+    if (!cJSON_GetObjectItem(st, "top2") || num(st, "top2") < num(st, "agree") ||
+        num(st, "top2") > num(st, "cases"))
+        fail_msg("stall agreement: top %.0f, among the top two %.0f, of %.0f", num(st, "agree"),
+                 num(st, "top2"), num(st, "cases"));
     /* pairs: ratio slow/fast from the crafted times; the missing case has no ratio */
     const cJSON *pairs = cJSON_GetObjectItem(j, "pairs");
     if (cJSON_GetArraySize(pairs) != 2)

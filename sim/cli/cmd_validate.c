@@ -75,16 +75,24 @@ static int json_dims(const cJSON *a, uint32_t out[3])
 }
 
 /* Largest entry of a {reason: number} object ("" when empty). */
-static void top_of(const cJSON *stalls, char *out, size_t size)
+/* The largest and second largest stall reasons (first wins a tie). */
+static void top_of(const cJSON *stalls, char *out, char *out2, size_t size)
 {
-    double best = -1;
-    out[0] = 0;
+    double best = -1, second = -1;
+    out[0] = out2[0] = 0;
     const cJSON *s;
     cJSON_ArrayForEach(s, stalls)
     {
-        if (cJSON_IsNumber(s) && s->valuedouble > best && s->string) {
+        if (!cJSON_IsNumber(s) || !s->string)
+            continue;
+        if (s->valuedouble > best) {
+            second = best;
+            snprintf(out2, size, "%s", out);
             best = s->valuedouble;
             snprintf(out, size, "%s", s->string);
+        } else if (s->valuedouble > second) {
+            second = s->valuedouble;
+            snprintf(out2, size, "%s", s->string);
         }
     }
 }
@@ -171,7 +179,7 @@ static int load_case(const char *path, vcase *c, char *err, size_t errsize)
     c->nargs = cJSON_GetArraySize(args);
     for (int i = 0; i < c->nargs; i++)
         c->args[i] = strdup(cJSON_GetArrayItem(args, i)->valuestring);
-    top_of(cJSON_GetObjectItem(ncu, "stalls"), c->ncu_top, sizeof c->ncu_top);
+    top_of(cJSON_GetObjectItem(ncu, "stalls"), c->ncu_top, c->ncu_top2, sizeof c->ncu_top);
     cJSON_Delete(j);
     return 0;
 }

@@ -25,7 +25,7 @@ typedef struct {
 } vpair;
 
 typedef struct {
-    int ran, failed, included, stall_total, stall_agree;
+    int ran, failed, included, stall_total, stall_agree, stall_top2;
     double mape, mape_all, pearson;
     int outliers[N_OUTLIERS], noutliers;
     vpair pairs[MAX_PAIRS];
@@ -119,6 +119,7 @@ static void summarise(const vcase *v, int n, vsummary *s)
         if (c->ncu_top[0]) {
             s->stall_total++;
             s->stall_agree += !strcmp(c->ncu_top, c->top);
+            s->stall_top2 += !strcmp(c->ncu_top, c->top) || !strcmp(c->ncu_top2, c->top);
         }
         if (!included(c))
             continue;
@@ -225,8 +226,8 @@ static void print_text(const char *arch, const vcase *v, int n, const vsummary *
            "predicted)%s\n", md ? "- " : "", mape, s->included, VREP_MIN_US, all, s->ran,
            md ? "" : "; * = shorter, not counted");
     printf("%sCorrelation (Pearson, log time): %s\n", md ? "- " : "", r);
-    printf("%sTop stall reason agrees with Nsight Compute: %d of %d cases\n", md ? "- " : "",
-           s->stall_agree, s->stall_total);
+    printf("%sTop stall reason agrees with Nsight Compute: %d of %d cases (among its two largest: "
+           "%d)\n", md ? "- " : "", s->stall_agree, s->stall_total, s->stall_top2);
     if (s->failed)
         printf("%sCases that failed to run: %d\n", md ? "- " : "", s->failed);
     printf("%sBiggest outliers:", md ? "- " : "");
@@ -281,6 +282,7 @@ static void print_json(const char *arch, const vcase *v, int n, const vsummary *
         cJSON_AddItemToArray(out, cJSON_CreateString(v[s->outliers[i]].name));
     cJSON *st = cJSON_AddObjectToObject(o, "stall_agreement");
     cJSON_AddNumberToObject(st, "agree", s->stall_agree);
+    cJSON_AddNumberToObject(st, "top2", s->stall_top2);
     cJSON_AddNumberToObject(st, "cases", s->stall_total);
     cJSON *pairs = cJSON_AddArrayToObject(o, "pairs");
     for (int i = 0; i < s->npairs; i++) {

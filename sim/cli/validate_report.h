@@ -20,6 +20,7 @@ typedef struct {
     double event_us;        /* timing.median_us: cudaEvent pair, cold L2 */
     int from_ncu;
     char ncu_top[32];       /* Nsight Compute's largest stall ("" without ncu data) */
+    char ncu_top2[32];      /* ... and its second largest ("" if none) */
     /* prediction */
     int status;             /* wl_status of the run; -1 not run */
     double predicted_us, sim_s, l1_hit, l2_hit;
