@@ -4,6 +4,7 @@
  * line (the library's handler gets none), over-long lines are an error instead of being split,
  * and an indented line that continues a value can be told from a repeated key. */
 #include "lesson.h"
+#include "fileio.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -590,31 +591,7 @@ wl_status lesson_parse(const char *text, size_t len, const char *path, lesson_t 
 
 char *lesson_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (n < cap - 1)
-            break;
-        char *nb = cap < ((size_t)64 << 20) ? realloc(buf, cap * 2) : NULL;
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        if (len)
-            *len = n;
-    }
-    return buf;
+    return fio_read_file(path, (size_t)64 << 20, len);
 }
 
 wl_status lesson_load(const char *path, const char *label, lesson_t *out, diag_t *d)

@@ -1,5 +1,6 @@
 /* viz_model: the viewer's data and its level-of-detail index (see viz_model.h). */
 #include "viz_model.h"
+#include "fileio.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,28 +193,9 @@ wl_status viz_model_set_source(viz_model *m, const char *text, diag_t *d)
 /* Reads a whole file, NUL-terminated (see viz_model.h). */
 char *viz_model_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (size_t k; buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-        n += k;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = 0;
-    *len = n;
+    size_t n = 0;
+    char *buf = fio_read_file(path, 0, &n);
+    *len = buf ? n : 0;
     return buf;
 }
 

@@ -5,6 +5,7 @@
  * so a trace written in (roughly) time order stays small: a typical interval takes 6-8 bytes.
  */
 #include "trace.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -549,31 +550,12 @@ wl_status trace_open_read(const char *path, trace_t *t, diag_t *d)
     FILE *f = fopen(path, "rb");
     if (!f)
         return diag_set(d, WL_EUSAGE, path, 0, 0, "cannot open trace: %s", strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            unsigned char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int err = ferror(f);
+    size_t n = 0;
+    char *buf = fio_read_stream(f, 0, &n);
     fclose(f);
-    if (!buf || err) {
-        free(buf);
-        return diag_set(d, WL_EUSAGE, path, 0, 0, "cannot read trace%s",
-                        buf ? "" : ": out of memory");
-    }
+    if (!buf)
+        return diag_set(d, WL_EUSAGE, path, 0, 0,
+                        "cannot read trace (read error or out of memory)");
     wl_status st = trace_read_mem(buf, n, path, t, d);
     free(buf);
     return st;
