@@ -10,7 +10,8 @@
  * write-after-write waits only on variable-latency producers (fixed-latency results retire in
  * order, as the compiler's stall counts assume); write-after-read never (operands are read at
  * issue).
- * Storage: the 16 most recent pending writes inline in the warp, older ones in a table.
+ * Storage: 32 slots inline in the warp, direct-mapped by key; a write whose slot another
+ * register's pending write holds goes to a table indexed by key.
  * Simplified: no limit of six counters, no register-bank conflicts, no operand reuse cache.
  */
 #include <stdlib.h>
@@ -50,28 +51,13 @@ static int table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind)
 
 int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now)
 {
-    for (int i = 0; i < s->n; i++)
-        if (s->key[i] == key) {
-            s->at[i] = ready;
-            s->kd[i] = kind;
-            return 0;
-        }
-    if (s->n == SB_INLINE) { /* drop the entries whose values are already available */
-        int o = 0;
-        for (int i = 0; i < s->n; i++)
-            if (s->at[i] > now) {
-                s->key[o] = s->key[i];
-                s->at[o] = s->at[i];
-                s->kd[o++] = s->kd[i];
-            }
-        s->n = (uint8_t)o;
-    }
-    if (s->n < SB_INLINE) {
-        s->key[s->n] = key;
-        s->at[s->n] = ready;
-        s->kd[s->n++] = kind;
+    uint32_t h = key % SB_SLOTS;
+    if (s->key[h] == key || s->at[h] <= now) { /* its own slot, or a free one */
+        s->key[h] = key;
+        s->at[h] = ready;
+        s->kd[h] = kind;
         if (s->overflow && key < s->cap)
-            s->ready[key] = 0;
+            s->ready[key] = 0; /* an older entry there is superseded */
         return 0;
     }
     s->overflow = 1;
@@ -82,15 +68,13 @@ void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now, 
 {
     static const int cond[3] = {C_WAIT, C_SHORT, C_LONG};
     for (int i = 0; i < n; i++) {
-        uint32_t k = keys[i];
+        uint32_t k = keys[i], h = k % SB_SLOTS;
         uint64_t at = 0;
         uint8_t kd = SB_FIXED;
-        for (int j = 0; j < s->n; j++)
-            if (s->key[j] == k) {
-                at = s->at[j];
-                kd = s->kd[j];
-                break;
-            }
+        if (s->key[h] == k) {
+            at = s->at[h];
+            kd = s->kd[h];
+        }
         if (s->overflow && k < s->cap && s->ready[k] > at) {
             at = s->ready[k];
             kd = s->kind[k];

@@ -170,16 +170,6 @@ static void charge_to(tctx *c, tw *w, uint64_t to)
     }
 }
 
-static int eligible(const tw *w, uint64_t t)
-{
-    if (w->state != TW_ACTIVE || !w->has_pending || w->start > t)
-        return 0;
-    for (int k = 0; k < C_COUNT; k++)
-        if (w->T[k] > t)
-            return 0;
-    return 1;
-}
-
 /* Fixed latency of a math instruction. */
 static uint64_t math_latency(const tctx *c, const exec_step_info *in)
 {
@@ -546,6 +536,9 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     return st;
 }
 
+/* Warps one scheduler can hold: the arch allows at most 128 per SM (arch.c). */
+#define EVAL_MAX_WARPS 129
+
 /* Picks the warp to issue among the eligible ones (n > 0). */
 static tw *pick(tctx *c, tsmsp *sp, tw **el, int n)
 {
@@ -624,35 +617,35 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         two_level_update(sp, t);
     /* Only warps whose own conditions are satisfied by t are looked at: the others keep
      * their reason (a higher-priority condition than any scheduler resource) and are charged
-     * when they are next looked at. For each: account the cycles since it was last charged,
-     * retire it when drained, charge this cycle when it cannot issue, else collect it. */
+     * when they are next looked at. ens[] is kept exact (sched_add_warp, sched_refresh, after
+     * each issue), so the scan reads only that array, not the warps. */
+    int n = sp->nwarps, look[EVAL_MAX_WARPS], nlook = 0;
+    const uint64_t *ens = sp->ens;
+    for (int i = 0; i < n; i++) {
+        look[nlook] = i;
+        nlook += ens[i] <= t;
+    }
+    /* For each looked-at warp, in array order (the trace's order of intervals): account the
+     * cycles since it was last charged, retire it when drained, charge this cycle when it
+     * cannot issue, else collect it. */
     tblock **done = c->scratch_blocks; /* max_warps_per_sm + 1 entries each */
     tw **el = c->scratch_warps;
-    int ndone = 0, nel = 0, o = 0, nretired = 0;
-    for (int i = 0; i < sp->nwarps; i++) {
+    int ndone = 0, nel = 0, nretired = 0;
+    for (int j = 0; j < nlook; j++) {
+        int i = look[j];
         tw *w = sp->warps[i];
-        if (sp->ens[i] > t) { /* not looked at: do not touch the warp itself */
-            if (o != i) {
-                sp->warps[o] = w;
-                sp->ens[o] = sp->ens[i];
-                sp->wres[o] = sp->wres[i];
-                w->idx = o;
-            }
-            o++;
-            continue;
-        }
         shared_conds(sp, w);
-        charge_to(c, w, t);
         if (w->state == TW_DRAIN && w->t_drain <= t) {
+            charge_to(c, w, t);
             retire(c, sp, w, t, done, &ndone);
+            sp->warps[i] = NULL;
             nretired++;
             continue;
         }
-        sp->warps[o] = w;
-        sp->ens[o] = sp->ens[i];
-        sp->wres[o] = sp->wres[i];
-        w->idx = o++;
-        if (eligible(w, t)) {
+        /* own conditions satisfied (ens[i] <= t): eligible unless its queue or pipe is busy */
+        if (w->state == TW_ACTIVE && w->has_pending && w->T[C_QUEUE] <= t &&
+            w->T[C_PIPE] <= t) {
+            charge_to(c, w, t);
             if (c->policy != SCHED_TWO_LEVEL || w->in_active)
                 el[nel++] = w;
             else
@@ -661,9 +654,24 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
             charge_to(c, w, t + 1);
         }
     }
-    sp->nwarps = o;
-    if (o == 0 && nretired) /* the scheduler became empty at t */
-        r->sched_active_cycles += t - sp->active_since;
+    if (nretired) { /* remove the retired warps, keeping the order */
+        int o = 0;
+        for (int i = 0; i < n; i++) {
+            tw *w = sp->warps[i];
+            if (!w)
+                continue;
+            if (o != i) {
+                sp->warps[o] = w;
+                sp->ens[o] = sp->ens[i];
+                sp->wres[o] = sp->wres[i];
+                w->idx = o;
+            }
+            o++;
+        }
+        sp->nwarps = n = o;
+        if (o == 0) /* the scheduler became empty at t */
+            r->sched_active_cycles += t - sp->active_since;
+    }
     tw *sel = nel ? pick(c, sp, el, nel) : NULL;
     for (int i = 0; i < nel; i++)
         stats_charge(c, el[i], el[i] == sel ? STALL_SELECTED : STALL_NOT_SELECTED, t + 1);
@@ -681,16 +689,16 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     if (st != WL_OK)
         return st;
 
-    /* the next cycle anything can happen here */
+    /* the next cycle anything can happen here: a warp's own conditions, its class's queue and
+     * pipe, and never before t + 1 (a warp at a barrier has ens T_INF and never counts) */
+    uint64_t thr[RES_COUNT];
+    for (int k = 0; k < RES_COUNT; k++)
+        thr[k] = max64(max64(sp->qready[k], sp->pready[k]), t + 1);
     uint64_t next = T_INF;
-    for (int i = 0; i < sp->nwarps; i++) {
-        uint64_t e = sp->ens[i];
-        if (e == T_INF)
-            continue;
-        uint8_t res = sp->wres[i];
-        e = max64(max64(e, sp->qready[res]), max64(sp->pready[res], t + 1));
-        if (e < next)
-            next = e;
+    n = sp->nwarps;
+    for (int i = 0; i < n; i++) {
+        uint64_t e = max64(ens[i], thr[sp->wres[i]]);
+        next = e < next ? e : next;
     }
     if (next != T_INF)
         tgpu_wake(c, sp, next);

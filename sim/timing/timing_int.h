@@ -84,14 +84,15 @@ enum { RES_NONE, RES_ALU, RES_FMA, RES_FP64, RES_MMA, RES_MIO, RES_LG, RES_IMAD,
 /* Scoreboard kinds: which stall reason a pending register write gives. */
 enum { SB_FIXED, SB_SHORT, SB_LONG };
 
-#define SB_INLINE 16
+/* SB_SLOTS entries, direct-mapped by key % SB_SLOTS: a register's pending write lives in its
+ * slot unless another register's still-pending write holds it, then in the overflow table
+ * (indexed by key). All zero is empty (ready at cycle 0). */
+#define SB_SLOTS 32
 typedef struct {
-    /* the most recent pending writes, inline (no pointer chasing on the hot path) */
-    uint32_t key[SB_INLINE];
-    uint64_t at[SB_INLINE];
-    uint8_t kd[SB_INLINE];
-    uint8_t n;
-    uint8_t overflow;   /* more pending writes than fit: the table below holds the rest */
+    uint32_t key[SB_SLOTS];
+    uint64_t at[SB_SLOTS];
+    uint8_t kd[SB_SLOTS];
+    uint8_t overflow;   /* the table below holds entries */
     uint64_t *ready;    /* overflow table: cycle the register's value is available */
     uint8_t *kind;      /* SB_* */
     uint32_t cap;
