@@ -1,7 +1,8 @@
 /* timing_bench: the speed of the timing model on real kernels at full size (a meson benchmark,
  * `meson test -C BUILD --benchmark`, not a timed test). Prints one table row per case: warp
  * instructions, simulated cycles, host seconds and warp instructions per host second.
- * Usage: test_timing_bench [CASE-NAME...]   (no names: every case) */
+ * Usage: test_timing_bench [--window N] [CASE-NAME...]   (no names: every case; --window: SM
+ * windows of at most N cycles, timing_config.window, to measure what the window buys) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int run_case(const arch_t *a, const bench_case *c)
+static int run_case(const arch_t *a, const bench_case *c, uint32_t window)
 {
     diag_t d;
     diag_clear(&d);
@@ -82,6 +83,7 @@ static int run_case(const arch_t *a, const bench_case *c)
         timing_config cfg = {.dyn_smem = c->smem, .params = params,
                              .params_size = k->param_size ? k->param_size : 8,
                              .regs_per_thread = 32, .policy = -1};
+        cfg.window = window;
         memcpy(cfg.grid, c->grid, sizeof cfg.grid);
         memcpy(cfg.block, c->block, sizeof cfg.block);
         timing_result r;
@@ -116,13 +118,18 @@ int main(int argc, char **argv)
     }
     printf("| case                 | warp instrs  | cycles     | CPU s    | Minstr/s |\n");
     printf("|----------------------|--------------|------------|----------|----------|\n");
-    int status = 0;
+    int status = 0, first = 1;
+    uint32_t window = 0;
+    if (argc > 2 && strcmp(argv[1], "--window") == 0) {
+        window = (uint32_t)strtoul(argv[2], NULL, 10);
+        first = 3;
+    }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int want = argc < 2;
-        for (int j = 1; j < argc; j++)
+        int want = argc <= first;
+        for (int j = first; j < argc; j++)
             want |= strcmp(argv[j], cases[i].name) == 0;
         if (want)
-            status |= run_case(&a, &cases[i]);
+            status |= run_case(&a, &cases[i], window);
     }
     return status;
 }

@@ -97,6 +97,15 @@ cache_line *cache_find(cache_t *c, uint64_t tag)
     return NULL;
 }
 
+cache_line *cache_peek(cache_t *c, uint64_t tag)
+{
+    uint64_t base = set_of(c, tag), *t = c->tags + base;
+    for (uint32_t w = 0; w < c->ways; w++)
+        if (t[w] == tag + 1)
+            return &c->lines[base + w];
+    return NULL;
+}
+
 cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty)
 {
     uint64_t base = set_of(c, tag), *t = c->tags + base, *lru = c->lru + base;

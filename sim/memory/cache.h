@@ -40,6 +40,8 @@ uint64_t cache_capacity_lines(const cache_t *c);
 /* The line holding `tag` (its sectors may all be invalid), or NULL; a found line becomes
  * most recently used. */
 cache_line *cache_find(cache_t *c, uint64_t tag);
+/* The same without counting as a use (the replacement order is unchanged). */
+cache_line *cache_peek(cache_t *c, uint64_t tag);
 /* Allocates a way for `tag` (which must not be present), evicting the set's LRU line; the
  * evicted line's tag and dirty mask go to *vtag and *vdirty (*vdirty = 0 when the way was free
  * or clean). The returned line has no valid sectors but stays allocated (cache_find finds it)

@@ -35,6 +35,7 @@
 #include "memsys.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "cache.h"
 #include "dram.h"
@@ -66,6 +67,36 @@ struct memsys {
     dram_t *dram;
     memsys_stats st;
     int oom;                /* an L1 could not be allocated: that SM runs without L1 */
+    /* deferred L2 work of the current window (memsys_access_deferred, memsys_resolve) */
+    struct dreq *dq;
+    size_t ndq, capdq;
+    struct dop *dops;
+    size_t ndops, capdops;
+    uint32_t *deps;
+    size_t ndeps, capdeps;
+    uint32_t *order;        /* replay order (indices into dq) */
+    size_t capord;
+    memsys_done *out;
+    size_t capout;
+    size_t *cnt;            /* counting sort by issue cycle */
+    size_t capcnt;
+    int dfail;              /* out of memory while recording: reported by memsys_resolve */
+};
+
+/* One deferred request: its L1 part is done; its L2 operations wait for the replay. */
+struct dreq {
+    uint64_t issue;         /* replay key: cycle the request was issued */
+    uint64_t known;         /* completion as far as the L1 part knows it */
+    void *owner;
+    uint32_t sm, part;
+    uint32_t op0, nop;      /* its L2 operations: dops[op0 .. op0 + nop) */
+    uint32_t dep0, ndep;    /* pending fills (L2 operations of earlier requests) it hit */
+};
+struct dop {
+    uint64_t line, t;
+    uint64_t value;         /* its completion, once replayed */
+    uint32_t ops;
+    uint8_t mask, kind;
 };
 
 static uint64_t max64(uint64_t a, uint64_t b)
@@ -134,6 +165,12 @@ void memsys_destroy(memsys_t *m)
     free(m->l1);
     l2_destroy(m->l2);
     dram_destroy(m->dram);
+    free(m->dq);
+    free(m->dops);
+    free(m->deps);
+    free(m->order);
+    free(m->out);
+    free(m->cnt);
     free(m);
 }
 
@@ -154,9 +191,70 @@ static cache_t *l1_of(memsys_t *m, uint32_t sm)
     return m->l1[sm];
 }
 
-/* One line of a request: the sectors in mask. */
+/* Grows *p (elements of size sz) to hold n + 1; 0 when out of memory. */
+static int grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap)
+        return 1;
+    size_t nc = *cap ? *cap * 2 : 256;
+    void *q = realloc(*p, nc * sz);
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = nc;
+    return 1;
+}
+
+/* Makes *p (elements of size sz) hold at least n; 0 when out of memory. */
+static int reserve(void **p, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap)
+        return 1;
+    size_t nc = *cap ? *cap : 256;
+    while (nc < n)
+        nc *= 2;
+    void *q = realloc(*p, nc * sz);
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = nc;
+    return 1;
+}
+
+/* Deferred mode: the L2 operation is recorded in request q, to be replayed later. Returns the
+ * token its fill's sectors carry in the L1 until then (MEMSYS_TOKEN + its index). */
+static uint64_t defer_op(memsys_t *m, struct dreq *q, memsys_kind kind, uint64_t line,
+                         uint8_t mask, uint64_t t, uint32_t ops)
+{
+    if (!grow((void **)&m->dops, &m->capdops, m->ndops, sizeof *m->dops)) {
+        m->dfail = 1;
+        return t;
+    }
+    m->dops[m->ndops] = (struct dop){line, t, 0, ops, mask, (uint8_t)kind};
+    q->nop++;
+    return MEMSYS_TOKEN + m->ndops++;
+}
+
+/* Deferred mode: a hit on a sector whose fill is still pending (L2 operation `dep` of an
+ * earlier request of this window): q completes no earlier than that fill. */
+static void defer_dep(memsys_t *m, struct dreq *q, uint32_t dep)
+{
+    for (uint32_t i = 0; i < q->ndep; i++)
+        if (m->deps[q->dep0 + i] == dep)
+            return;
+    if (!grow((void **)&m->deps, &m->capdeps, m->ndeps, sizeof *m->deps)) {
+        m->dfail = 1;
+        return;
+    }
+    m->deps[m->ndeps++] = dep;
+    q->ndep++;
+}
+
+/* One line of a request: the sectors in mask. q NULL: everything now; else (deferred) the L1
+ * part now and the L2 part recorded in q, its pending fill's sectors marked with a token. */
 static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind kind,
-                            uint64_t line, uint8_t mask, uint64_t t, uint32_t ops)
+                            uint64_t line, uint8_t mask, uint64_t t, uint32_t ops,
+                            struct dreq *q)
 {
     const arch_t *a = m->a;
     cache_line *L = l1 ? cache_find(l1, line) : NULL;
@@ -169,10 +267,17 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
         m->st.l1_load_sectors += cache_nsectors(mask);
         m->st.l1_load_hits += cache_nsectors(hit);
         for (uint32_t i = 0; hit >> i; i++) /* a pending fill: wait for it (MSHR merge) */
-            if (hit >> i & 1)
-                done = max64(done, max64(L->ready[i], t + (uint64_t)a->lat_l1_hit));
+            if (hit >> i & 1) {
+                uint64_t r = L->ready[i];
+                if (q && r >= MEMSYS_TOKEN) {
+                    defer_dep(m, q, (uint32_t)(r - MEMSYS_TOKEN));
+                    r = 0;
+                }
+                done = max64(done, max64(r, t + (uint64_t)a->lat_l1_hit));
+            }
         if (miss) {
-            uint64_t r = l2_read(m->l2, line, miss, part, t);
+            uint64_t r = q ? defer_op(m, q, kind, line, miss, t, 0)
+                           : l2_read(m->l2, line, miss, part, t);
             if (l1 && !L)
                 L = cache_alloc(l1, line, &vtag, &vdirty);
             if (L)
@@ -181,7 +286,8 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
                         L->ready[i] = r;
             if (L)
                 L->valid |= miss;
-            done = max64(done, r);
+            if (!q)
+                done = max64(done, r);
         }
         break;
     }
@@ -194,25 +300,33 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
                 if (mask >> i & 1)
                     L->ready[i] = t + (uint64_t)a->lat_l1_hit;
         }
-        done = l2_write(m->l2, line, mask, part, t);
+        if (q)
+            defer_op(m, q, kind, line, mask, t, 0);
+        else
+            done = l2_write(m->l2, line, mask, part, t);
         break;
     case MEMSYS_ATOMIC:
         if (L)
             L->valid &= (uint8_t)~mask; /* the L2 holds the new value */
-        done = l2_atomic(m->l2, line, mask, part, t, ops);
+        if (q)
+            defer_op(m, q, kind, line, mask, t, ops);
+        else
+            done = l2_atomic(m->l2, line, mask, part, t, ops);
         break;
     }
     return done;
 }
 
-uint64_t memsys_access(memsys_t *m, uint32_t sm, memsys_kind kind, int local, uint64_t t,
-                       const uint64_t *sectors, uint32_t n, uint32_t ops)
+/* The lines of one request (shared by the immediate and the deferred path). */
+static uint64_t access_lines(memsys_t *m, uint32_t sm, memsys_kind kind, int local, uint64_t t,
+                             const uint64_t *sectors, uint32_t n, uint32_t ops, struct dreq *q)
 {
-    sm %= m->nsm;
     uint32_t part = (uint32_t)((uint64_t)sm * m->partitions / m->nsm);
     cache_t *l1 = l1_of(m, sm);
     uint64_t done = t;
     uint32_t nl = 0; /* lines so far */
+    if (q)
+        q->part = part;
     /* sectors come in lane order: consecutive sectors of one line are handled together */
     for (uint32_t i = 0; i < n;) {
         uint64_t line = sectors[i] / m->spl;
@@ -225,11 +339,104 @@ uint64_t memsys_access(memsys_t *m, uint32_t sm, memsys_kind kind, int local, ui
         uint32_t lops = kind == MEMSYS_ATOMIC && ops ? (ops * (j - i) + n - 1) / n : 0;
         uint64_t tl = kind == MEMSYS_ATOMIC ? t + (uint64_t)(nl * MEMSYS_ATOMIC_LINE_CYCLES) : t;
         done = max64(done, access_line(m, l1, part, kind, line | (local ? MEMSYS_LOCAL_TAG : 0),
-                                       mask, tl, lops));
+                                       mask, tl, lops, q));
         nl++;
         i = j;
     }
     return done;
+}
+
+uint64_t memsys_access(memsys_t *m, uint32_t sm, memsys_kind kind, int local, uint64_t t,
+                       const uint64_t *sectors, uint32_t n, uint32_t ops)
+{
+    return access_lines(m, sm % m->nsm, kind, local, t, sectors, n, ops, NULL);
+}
+
+uint64_t memsys_access_deferred(memsys_t *m, uint32_t sm, memsys_kind kind, int local,
+                                uint64_t t, uint64_t issue, const uint64_t *sectors, uint32_t n,
+                                uint32_t ops, void *owner)
+{
+    sm %= m->nsm;
+    if (!grow((void **)&m->dq, &m->capdq, m->ndq, sizeof *m->dq)) {
+        m->dfail = 1;
+        return access_lines(m, sm, kind, local, t, sectors, n, ops, NULL);
+    }
+    struct dreq *q = &m->dq[m->ndq];
+    *q = (struct dreq){.issue = issue, .owner = owner, .sm = sm, .op0 = (uint32_t)m->ndops,
+                       .dep0 = (uint32_t)m->ndeps};
+    q->known = access_lines(m, sm, kind, local, t, sectors, n, ops, q);
+    if (q->nop == 0 && q->ndep == 0)
+        return q->known; /* all in the L1: nothing pending, the record is dropped */
+    return MEMSYS_TOKEN + m->ndq++;
+}
+
+size_t memsys_pending(const memsys_t *m)
+{
+    return m->ndq;
+}
+
+int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (m->dfail)
+        return -1;
+    size_t nq = m->ndq;
+    if (!nq)
+        return 0;
+    if (!reserve((void **)&m->order, &m->capord, nq, sizeof *m->order) ||
+        !reserve((void **)&m->out, &m->capout, nq, sizeof *m->out))
+        return -1;
+    /* replay order: by issue cycle; requests of one cycle in recording order (the SM order,
+     * then each SM's own order), as if every SM had advanced one cycle at a time. A counting
+     * sort over the window's cycles (stable). */
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < nq; i++) {
+        lo = m->dq[i].issue < lo ? m->dq[i].issue : lo;
+        hi = m->dq[i].issue > hi ? m->dq[i].issue : hi;
+    }
+    size_t span = (size_t)(hi - lo) + 1;
+    if (hi - lo >= (1u << 20) || !reserve((void **)&m->cnt, &m->capcnt, span + 1, sizeof *m->cnt))
+        return -1;
+    memset(m->cnt, 0, (span + 1) * sizeof *m->cnt);
+    for (size_t i = 0; i < nq; i++)
+        m->cnt[m->dq[i].issue - lo + 1]++;
+    for (size_t c = 1; c <= span; c++)
+        m->cnt[c] += m->cnt[c - 1];
+    for (size_t i = 0; i < nq; i++)
+        m->order[m->cnt[m->dq[i].issue - lo]++] = (uint32_t)i;
+    for (size_t k = 0; k < nq; k++) {
+        uint32_t i = m->order[k];
+        struct dreq *q = &m->dq[i];
+        uint64_t v = q->known;
+        for (uint32_t d = 0; d < q->ndep; d++) /* replayed before q: issued before it */
+            v = max64(v, m->dops[m->deps[q->dep0 + d]].value);
+        cache_t *l1 = m->l1[q->sm];
+        for (uint32_t o = 0; o < q->nop; o++) {
+            struct dop *p = &m->dops[q->op0 + o];
+            uint64_t token = MEMSYS_TOKEN + q->op0 + o;
+            uint64_t r;
+            switch (p->kind) {
+            case MEMSYS_LOAD: {
+                r = l2_read(m->l2, p->line, p->mask, q->part, p->t);
+                cache_line *L = l1 ? cache_peek(l1, p->line) : NULL;
+                for (uint32_t s = 0; L && p->mask >> s; s++) /* the fill, unless replaced */
+                    if ((p->mask >> s & 1) && L->ready[s] == token)
+                        L->ready[s] = r;
+                break;
+            }
+            case MEMSYS_STORE: r = l2_write(m->l2, p->line, p->mask, q->part, p->t); break;
+            default: r = l2_atomic(m->l2, p->line, p->mask, q->part, p->t, p->ops); break;
+            }
+            p->value = r;
+            v = max64(v, r);
+        }
+        m->out[k] = (memsys_done){q->owner, MEMSYS_TOKEN + i, v};
+    }
+    m->ndq = m->ndops = m->ndeps = 0;
+    *out = m->out;
+    *n = nq;
+    return 0;
 }
 
 void memsys_get_stats(const memsys_t *m, memsys_stats *s)

@@ -55,4 +55,27 @@ uint64_t memsys_access(memsys_t *m, uint32_t sm, memsys_kind kind, int local, ui
                        const uint64_t *sectors, uint32_t n, uint32_t ops);
 void memsys_get_stats(const memsys_t *m, memsys_stats *s);
 
+/* Deferred mode, for a caller that simulates SMs one after another over a window of cycles
+ * (timing_run). The L1 is per SM, so its part of a request is done at once; the L2 and DRAM
+ * are shared, so their part is recorded and replayed by memsys_resolve in the order of the
+ * issue cycles, as if all SMs had advanced together one cycle at a time. That is exact when
+ * the window is no longer than the shortest L2-side latency (no L2 result can be needed
+ * inside the window that asked for it).
+ * memsys_access_deferred returns the completion cycle when the L1 answers alone, else a token
+ * >= MEMSYS_TOKEN that stands for it until memsys_resolve; issue is the cycle the warp issued
+ * the request (t may be later: the L1 stage's queue); owner is the caller's. */
+#define MEMSYS_TOKEN (1ull << 62)
+typedef struct {
+    void *owner;
+    uint64_t token, cycle;
+} memsys_done;
+uint64_t memsys_access_deferred(memsys_t *m, uint32_t sm, memsys_kind kind, int local,
+                                uint64_t t, uint64_t issue, const uint64_t *sectors, uint32_t n,
+                                uint32_t ops, void *owner);
+/* Requests waiting for memsys_resolve. */
+size_t memsys_pending(const memsys_t *m);
+/* Replays the recorded L2 work; *out lists every pending request's completion in replay
+ * order (valid until the next call). -1 when out of memory. */
+int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n);
+
 #endif

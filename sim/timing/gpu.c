@@ -16,7 +16,7 @@
  * reproduced; SM ids here are positions in GPC order.
  *
  * Time: per SM, a binary min-heap of scheduler wake-ups keyed by (cycle, scheduler id), so
- * ties are deterministic; SMs advance together in windows of TIMING_QUANTUM cycles. A scheduler
+ * ties are deterministic; SMs advance together in windows (run_loop). A scheduler
  * is evaluated only at cycles where one of its warps can change state; idle cycles are never
  * visited, and a window with no wake-up at all is skipped.
  */
@@ -87,7 +87,7 @@ static void evq_pop(evq_t *q)
 
 void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t)
 {
-    if (t >= sp->next_eval)
+    if (t >= sp->next_eval || t >= MEM_TOKEN) /* a token: woken when it is resolved */
         return;
     sp->next_eval = t;
     if (evq_push(&sp->sm->q, t, (uint32_t)sp->id) != 0)
@@ -377,6 +377,7 @@ static void teardown(tctx *c)
     free(c->sp);
     free(c->scratch_blocks);
     free(c->scratch_warps);
+    free(c->scratch_resolve);
     mem_destroy(c->mem);
     exec_prog_destroy(c->prog);
 }
@@ -406,10 +407,18 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
 }
 
 /* SMs interact only through block dispatch (a freed SM takes the next block itself) and the
- * memory model, so they are simulated one after the other over windows of
- * TIMING_QUANTUM cycles: each SM's warps stay in the host caches for a whole window. Within an
- * SM, wake-ups are processed in (cycle, scheduler) order; the order of SMs inside a window is
- * fixed, so runs are deterministic. */
+ * L2/DRAM, so they are simulated one after the other over windows of cycles: each SM's warps
+ * stay in the host caches for a whole window. Each SM's L1 answers at once (it is the SM's
+ * own); what a request needs from the shared L2 and DRAM is recorded and replayed at the end of
+ * the window in issue-cycle order, SM order within a cycle (memsys.h, deferred mode), which is
+ * what advancing all SMs one cycle at a time would do. As no L2-side access completes sooner
+ * than mem_min_l2_latency (281 cycles on the H200), a window no longer than that never needs
+ * an answer it has not got: the memory system's timing is exact (test_windows_exact). What
+ * still depends on the window: which SM takes which block when several free one inside a
+ * window (here the lower SM first, not the earlier cycle), and the order in which the
+ * functional engine applies different SMs' atomics and stores to the same global words.
+ * Within an SM, wake-ups are processed in (cycle, scheduler) order; the order of SMs inside a
+ * window is fixed, so runs are deterministic. */
 /* Host-cache prefetching across SMs (changes nothing simulated). SMs are simulated one after
  * another, and by the time an SM's turn comes back its warps' data has left the host caches;
  * their first touches would be misses one after another (scheduler -> its arrays -> warp
@@ -463,10 +472,47 @@ static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
     }
 }
 
+/* The end of a window: the L2/DRAM work its requests left pending is replayed in cycle order
+ * (mem_resolve) and the warps waiting on it get their cycles (sched_resolve, sched_settle). */
+static wl_status resolve_window(tctx *c)
+{
+    const memsys_done *dn;
+    size_t n;
+    if (mem_resolve(c->mem, &dn, &n) != 0)
+        return oom(c);
+    tw **ws = c->scratch_resolve;
+    size_t nw = 0;
+    for (size_t i = 0; i < n; i++) {
+        tw *w = dn[i].owner;
+        sched_resolve(w, dn[i].token, dn[i].cycle);
+        if (!w->resolving) {
+            w->resolving = 1;
+            if (nw == c->cap_resolve) {
+                size_t nc = c->cap_resolve ? c->cap_resolve * 2 : 1024;
+                tw **r = realloc(c->scratch_resolve, nc * sizeof *r);
+                if (!r)
+                    return oom(c);
+                c->scratch_resolve = ws = r;
+                c->cap_resolve = nc;
+            }
+            ws[nw++] = w;
+        }
+    }
+    for (size_t i = 0; i < nw; i++) { /* in the order their first request was replayed */
+        ws[i]->resolving = 0;
+        sched_settle(c, ws[i]);
+    }
+    return WL_OK;
+}
+
 static wl_status run_loop(tctx *c, const timing_config *cfg)
 {
     wl_status st = WL_OK;
-    uint64_t q = cfg->window ? cfg->window : TIMING_QUANTUM;
+    /* no longer than the shortest L2-side latency: then no request needs the shared memory
+     * system's answer inside the window that issued it, and replaying its L2/DRAM part at the
+     * window's end (resolve_window) is exact */
+    uint64_t lmax = mem_min_l2_latency(c->a);
+    uint64_t q = cfg->window && cfg->window < lmax ? cfg->window : lmax;
     uint64_t first = 0; /* every wake-up is at or after this cycle */
     while (first != T_INF) {
         uint64_t end = first - first % q + q, next = T_INF;
@@ -478,11 +524,16 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
             prefetch_sm(c, s + 2, end, PF_STATE);
             prefetch_sm(c, s + 1, end, PF_REGS);
             st = run_sm(c, cfg, sm, end);
+        }
+        if (st == WL_OK)
+            st = resolve_window(c);
+        if (st != WL_OK)
+            return st;
+        for (int s = 0; s < c->nsm; s++) {
+            const tsm *sm = &c->sms[s];
             if (sm->q.n && sm->q.e[0].t < next)
                 next = sm->q.e[0].t;
         }
-        if (st != WL_OK)
-            return st;
         first = next;
         if (cfg->progress && c->res->warp_instructions >= c->progress_next) {
             c->progress_next = c->res->warp_instructions + (1u << 20);

@@ -86,3 +86,14 @@ void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now, 
             *t = at;
     }
 }
+
+void sb_resolve(sb_t *s, uint64_t token, uint64_t cycle)
+{
+    for (int h = 0; h < SB_SLOTS; h++)
+        if (s->at[h] == token)
+            s->at[h] = cycle;
+    if (s->overflow)
+        for (uint32_t k = 0; k < s->cap; k++)
+            if (s->ready[k] == token)
+                s->ready[k] = cycle;
+}

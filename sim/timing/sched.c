@@ -308,6 +308,10 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
             if (exec_warp_state_of(b->eb, w->bw) == EXEC_WARP_DONE) {
                 w->state = TW_DRAIN;
                 w->t_drain = max64(now + 1, w->mem_done);
+                w->drain_base = now + 1;
+                w->pend_drain = w->npend > 0;
+                if (w->pend_drain)
+                    w->t_drain = T_PEND;
                 return WL_OK;
             }
             return diag_set(c->d, WL_EDEADLOCK, c->m->name, 0, 0,
@@ -316,9 +320,12 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         }
         const exec_step_info *in = info;
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
-        uint32_t keys[EXEC_MAX_REGS];
+        uint32_t *keys = w->fsrc;
         for (int i = 0; i < in->nsrc; i++)
             keys[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
+        w->nfsrc = in->nsrc;
+        w->fnow = now;
+        w->xwait = 0;
         sb_deps(&w->sb, keys, in->nsrc, 0, now, w->T);
         const ptx_insn *ir = insn_of(c, in);
         int fold = 0;
@@ -395,6 +402,41 @@ void sched_refresh(tctx *c, tw *w)
         tgpu_wake(c, sp, sp->ens[w->idx]);
 }
 
+void sched_resolve(tw *w, uint64_t token, uint64_t cycle)
+{
+    w->mem_done = max64(w->mem_done, cycle);
+    w->npend--;
+    sb_resolve(&w->sb, token, cycle);
+}
+
+void sched_settle(tctx *c, tw *w)
+{
+    /* only conditions that waited on a token change (to cycles >= the window's end): a warp
+     * whose instruction did not need the result keeps its state and wake-up */
+    int changed = 0;
+    if (w->state == TW_ACTIVE && w->has_pending && w->T[C_LONG] >= MEM_TOKEN) {
+        /* the scoreboard conditions of the pending instruction, as its fetch would have found
+         * them had the cycles been known (sched_fetch) */
+        w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
+        sb_deps(&w->sb, w->fsrc, w->nfsrc, 0, w->fnow, w->T);
+        sb_deps(&w->sb, w->dg.dst, w->dg.ndst, 1, w->fnow, w->T);
+        w->T[C_WAIT] = max64(w->T[C_WAIT], w->xwait);
+        changed = 1;
+    }
+    if (w->npend == 0 && w->pend_drain) {
+        w->pend_drain = 0;
+        w->t_drain = max64(w->drain_base, w->mem_done);
+        changed = 1;
+    }
+    if (w->npend == 0 && w->pend_membar) {
+        w->pend_membar = 0;
+        w->T[C_MEMBAR] = max64(w->membar_base, w->mem_done);
+        changed = 1;
+    }
+    if (changed)
+        sched_refresh(c, w);
+}
+
 /* The MIO path: shared memory and shuffles through the SM's shared-memory unit, MUFU and
  * conversions through this scheduler's SFU. Returns the result cycle. */
 static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
@@ -447,7 +489,8 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     uint32_t ns = g->nsec;
     uint64_t start = max64(depart, sp->sm->l1_free);
     sp->sm->l1_free = start + (uint64_t)(g->nlines ? g->nlines : 1) * TIMING_L1_CYCLES_PER_LINE;
-    mem_req q = {.cycle = start, .sm = (uint32_t)sp->sm->id, .space = g->space,
+    mem_req q = {.cycle = start, .issue = t, .owner = w, .sm = (uint32_t)sp->sm->id,
+                 .space = g->space,
                  .kind = g->mkind, .nsectors = ns, .sectors = w->secs,
                  .lanes = g->mkind == MEM_ATOMIC ? tpopc(g->exec_mask) : 0};
     uint64_t done = mem_access(c->mem, &q);
@@ -463,7 +506,10 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         r->global_load_requests++;
         r->global_load_sectors += ns;
     }
-    w->mem_done = max64(w->mem_done, done);
+    if (done >= MEM_TOKEN)
+        w->npend++; /* sched_resolve */
+    else
+        w->mem_done = max64(w->mem_done, done);
     return done;
 }
 
@@ -520,8 +566,11 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     wl_status st = WL_OK;
     if (g->flags & D_BRANCH)
         w->T[C_BRANCH] = t + (uint64_t)a->lat_alu; /* resolved on the integer pipe */
-    if (g->flags & D_MEMBAR)
-        w->T[C_MEMBAR] = max64(t + 1, w->mem_done);
+    if (g->flags & D_MEMBAR) {
+        w->membar_base = t + 1;
+        w->pend_membar = w->npend > 0;
+        w->T[C_MEMBAR] = w->pend_membar ? T_PEND : max64(t + 1, w->mem_done);
+    }
     if (g->flags & D_YIELD)
         w->T[C_SLEEP] = t + g->sleep;
     if (g->flags & D_BARRIER)
@@ -531,8 +580,10 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     uint32_t xissue = g->flags & D_EXPAND ? g->xissue : 0; /* g is overwritten by the fetch */
     if (st == WL_OK && w->state == TW_ACTIVE && !w->has_pending)
         st = sched_fetch(c, w, t);
-    if (xissue > 1 && w->has_pending) /* this warp issues the rest of the expansion first */
-        w->T[C_WAIT] = max64(w->T[C_WAIT], t + xissue);
+    if (xissue > 1 && w->has_pending) { /* this warp issues the rest of the expansion first */
+        w->xwait = t + xissue;
+        w->T[C_WAIT] = max64(w->T[C_WAIT], w->xwait);
+    }
     return st;
 }
 

@@ -40,8 +40,9 @@ typedef struct {
     int regs_per_thread;        /* for residency (occupancy rules); 0..255 */
     int policy;                 /* sched_policy, or -1 for the arch file's default */
     uint64_t max_cycles;        /* 0: no limit; exceeded -> WL_EDEADLOCK */
-    uint32_t window;            /* SMs advance in windows of this many cycles; 0: the default
-                                   (16), 1: strict global cycle order (docs/model.md, section 8) */
+    uint32_t window;            /* SMs advance in windows of at most this many cycles; 0 or
+                                   more than the shortest L2-side latency: that latency (281 on
+                                   the H200); 1: one cycle at a time (docs/model.md, section 8) */
     const char *trace_path;     /* NULL: no trace */
     const char *ptx_path;       /* recorded in the trace header (may be NULL) */
     const char *ptx_source;     /* PTX text embedded in the trace (may be NULL) */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "exec.h"
+#include "memsys.h"
 #include "timing.h"
 #include "trace.h"
 
@@ -47,12 +48,6 @@ static inline uint32_t tpopc(uint32_t v)
 /* A warp that yields without a sleep time (failed mbarrier.try_wait, nanosleep with a register
  * operand) sleeps this many cycles. Request: `sleep_default`. */
 #define TIMING_SLEEP_CYCLES 64u
-/* SMs are simulated one after the other in windows of this many cycles (gpu.c run_loop):
- * 1 is strict global cycle order; larger windows keep one SM's warps in the host caches
- * (16: 1.2-1.4x faster, 64: up to 2x) while the memory system sees requests of different SMs
- * up to a window out of order (16: within 1.5 % of strict order on the cycles, 64: up to 9 %
- * on a DRAM-bound copy; docs/performance.md). */
-#define TIMING_QUANTUM 16u
 /* Two-level scheduler: warps in the active (inner) set of one scheduler. */
 #define TIMING_TWO_LEVEL_ACTIVE 4
 
@@ -146,7 +141,15 @@ typedef struct tw {
     int bw;                 /* warp index in the block */
     uint64_t age;           /* dispatch order (gto: oldest first) */
     uint64_t pend_seq;      /* two-level: order in the pending set */
-    uint64_t mem_done;      /* completion of every global/local access it issued */
+    uint64_t mem_done;      /* completion of every global/local access it issued (resolved) */
+    /* Deferred memory (gpu.c resolve_window): requests whose completion is still a token. */
+    uint32_t npend;
+    uint8_t pend_drain, pend_membar, resolving;
+    uint8_t nfsrc;          /* scoreboard keys read by the pending instruction */
+    uint32_t fsrc[EXEC_MAX_REGS];
+    uint64_t fnow;          /* cycle it was fetched at */
+    uint64_t xwait;         /* T[C_WAIT] floor set after the fetch (an expansion's issue) */
+    uint64_t drain_base, membar_base;
     uint32_t unroll_it;     /* back branches of unrolled loops taken (PTX_F_UNROLL_CTL) */
     int bar_id;             /* barrier it waits at (TW_BARRIER) */
     uint32_t bar_line;
@@ -241,6 +244,8 @@ typedef struct tctx {
     uint32_t smem_pool;     /* shared memory per SM of the launch's carveout (occupancy) */
     struct tblock **scratch_blocks; /* sched_eval's lists, max_warps_per_sm + 1 entries */
     tw **scratch_warps;
+    tw **scratch_resolve;   /* resolve_window's warps */
+    size_t cap_resolve;
     uint64_t progress_next;
     /* The functional record of the instruction being fetched: one for the whole run, so it
      * stays in the host caches (sched_fetch digests it at once; nothing reads it later). */
@@ -257,6 +262,9 @@ int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now);
  * waw: the registers are destinations (only variable-latency producers count). */
 void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now, uint64_t *T);
 
+/* Replaces the placeholder `token` (timing_int.h MEM_TOKEN) by the resolved cycle. */
+void sb_resolve(sb_t *s, uint64_t token, uint64_t cycle);
+
 /* ldst.c */
 /* Shared-memory wavefronts of one warp access (>= 1 when any lane is active) and the ideal
  * number (without conflicts). */
@@ -270,6 +278,8 @@ uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t
 typedef enum { MEM_LOAD, MEM_STORE, MEM_ATOMIC } mem_kind;
 typedef struct {
     uint64_t cycle;         /* when the request leaves the SM (L1 stage) */
+    uint64_t issue;         /* when the warp issued it (the replay order) */
+    void *owner;            /* the warp (tw), returned by mem_resolve */
     uint32_t sm;
     uint8_t space;          /* ptx_space: GLOBAL or LOCAL */
     uint8_t kind;           /* mem_kind */
@@ -282,8 +292,17 @@ void mem_destroy(mem_t *m);
 /* Shared memory per SM the launch's carveout uses (occupancy's smem_pool): the L1 gets the rest
  * of the unified array. Call before the first mem_access. */
 void mem_set_smem_pool(mem_t *m, uint32_t smem_bytes);
-/* Returns the cycle the response arrives (load data usable / store acknowledged). */
+/* Returns the cycle the response arrives (load data usable / store acknowledged), or, when
+ * that needs the shared L2/DRAM, a token >= MEM_TOKEN resolved by mem_resolve at the end of
+ * the window (memsys.h, deferred mode). */
+#define MEM_TOKEN MEMSYS_TOKEN
+/* Stand-in for a cycle that waits on tokens (< T_INF: the warp is not at a barrier). */
+#define T_PEND (MEMSYS_TOKEN * 2)
 uint64_t mem_access(mem_t *m, const mem_req *r);
+/* Replays the window's L2/DRAM work; *out: each deferred request's owner, token and cycle. */
+int mem_resolve(mem_t *m, const memsys_done **out, size_t *n);
+/* The shortest latency of any L2-side access: the longest exact window. */
+uint64_t mem_min_l2_latency(const arch_t *a);
 /* Totals for the result (dram_bytes, hit rates). */
 void mem_fill_result(const mem_t *m, timing_result *res);
 
@@ -307,6 +326,10 @@ void sched_add_warp(tctx *c, tsmsp *sp, tw *w);
 /* w's conditions changed outside its scheduler's evaluation (barrier release): refresh the
  * scheduler's summary of it and wake the scheduler. */
 void sched_refresh(tctx *c, tw *w);
+/* The request `token` of w completed at `cycle` (mem_resolve). */
+void sched_resolve(tw *w, uint64_t token, uint64_t cycle);
+/* After the window's sched_resolve calls: w's conditions from the resolved cycles. */
+void sched_settle(tctx *c, tw *w);
 
 /* gpu.c */
 void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t);
