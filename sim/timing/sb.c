@@ -61,6 +61,8 @@ int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now)
         return 0;
     }
     s->overflow = 1;
+    if (ready >= MEM_TOKEN)
+        s->otok = 1;
     return table_set(s, key, ready, kind);
 }
 
@@ -92,8 +94,13 @@ void sb_resolve(sb_t *s, uint64_t token, uint64_t cycle)
     for (int h = 0; h < SB_SLOTS; h++)
         if (s->at[h] == token)
             s->at[h] = cycle;
-    if (s->overflow)
-        for (uint32_t k = 0; k < s->cap; k++)
+    if (s->otok) {
+        int left = 0;
+        for (uint32_t k = 0; k < s->cap; k++) {
             if (s->ready[k] == token)
                 s->ready[k] = cycle;
+            left |= s->ready[k] >= MEM_TOKEN;
+        }
+        s->otok = (uint8_t)left;
+    }
 }

@@ -88,6 +88,7 @@ typedef struct {
     uint64_t at[SB_SLOTS];
     uint8_t kd[SB_SLOTS];
     uint8_t overflow;   /* the table below holds entries */
+    uint8_t otok;       /* ... and may hold memory tokens (sb_resolve) */
     uint64_t *ready;    /* overflow table: cycle the register's value is available */
     uint8_t *kind;      /* SB_* */
     uint32_t cap;
