@@ -20,6 +20,7 @@
  * is evaluated only at cycles where one of its warps can change state; idle cycles are never
  * visited, and a window with no wake-up at all is skipped.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,9 +140,14 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
         c->free_blocks = b->next_free;
         exec_block *eb = b->eb;
         tw *warps = b->warps;
-        for (int i = 0; i < b->nwarps; i++)
-            sb_free(&warps[i].sb);
-        memset(warps, 0, (size_t)b->nwarps * sizeof *warps);
+        for (int i = 0; i < b->nwarps; i++) {
+            /* as new, but the scoreboard keeps its (cleared) overflow table, and the sector
+             * scratch (written before it is read) is not cleared */
+            sb_t keep = warps[i].sb;
+            memset(&warps[i], 0, offsetof(tw, secs));
+            sb_clear(&keep);
+            warps[i].sb = keep;
+        }
         memset(b, 0, sizeof *b);
         b->eb = eb;
         b->warps = warps;

@@ -26,6 +26,21 @@ void sb_free(sb_t *s)
     memset(s, 0, sizeof *s);
 }
 
+void sb_clear(sb_t *s)
+{
+    uint64_t *r = s->ready;
+    uint8_t *k = s->kind;
+    uint32_t cap = s->cap;
+    if (s->overflow) {
+        memset(r, 0, cap * sizeof *r);
+        memset(k, 0, cap);
+    }
+    memset(s, 0, sizeof *s);
+    s->ready = r;
+    s->kind = k;
+    s->cap = cap;
+}
+
 static int table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind)
 {
     if (key >= s->cap) {

@@ -257,6 +257,8 @@ typedef struct tctx {
 
 /* sb.c */
 void sb_free(sb_t *s);
+/* Empties s (no pending writes), keeping its overflow table's memory. */
+void sb_clear(sb_t *s);
 /* Sets register `key` ready at `ready` with kind, at cycle now. 0 or WL_EUSAGE (no memory). */
 int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now);
 /* Raises T[C_LONG/C_SHORT/C_WAIT] for every listed register still pending after `now`;
