@@ -15,8 +15,8 @@
  * Simplified: the H200's real smid numbering (TPC pairs strided across GPCs) is not
  * reproduced; SM ids here are positions in GPC order.
  *
- * Time: per SM, a binary min-heap of scheduler wake-ups keyed by (cycle, scheduler id), so
- * ties are deterministic; SMs advance together in windows (run_loop). A scheduler
+ * Time: per SM, each scheduler's next evaluation cycle; the smallest (cycle, scheduler index)
+ * goes first, so ties are deterministic; SMs advance together in windows (run_loop). A scheduler
  * is evaluated only at cycles where one of its warps can change state; idle cycles are never
  * visited, and a window with no wake-up at all is skipped.
  */
@@ -28,71 +28,12 @@
 #include "occupancy.h"
 #include "timing_int.h"
 
-/* ---- event queue --------------------------------------------------------------------------- */
-
-static int evq_less(const evq_t *q, size_t i, size_t j)
-{
-    return q->e[i].t < q->e[j].t || (q->e[i].t == q->e[j].t && q->e[i].id < q->e[j].id);
-}
-
-static void evq_swap(evq_t *q, size_t i, size_t j)
-{
-    tevent x = q->e[i];
-    q->e[i] = q->e[j];
-    q->e[j] = x;
-}
-
-static int evq_push(evq_t *q, uint64_t t, uint32_t id)
-{
-    if (!q->e) {
-        q->e = q->inl;
-        q->cap = EVQ_INLINE;
-    }
-    if (q->n == q->cap) {
-        size_t nc = q->cap * 2;
-        tevent *ne = malloc(nc * sizeof *ne);
-        if (!ne)
-            return -1;
-        memcpy(ne, q->e, q->n * sizeof *ne);
-        if (q->e != q->inl)
-            free(q->e);
-        q->e = ne;
-        q->cap = nc;
-    }
-    size_t i = q->n++;
-    q->e[i].t = t;
-    q->e[i].id = id;
-    while (i > 0 && evq_less(q, i, (i - 1) / 2)) {
-        evq_swap(q, i, (i - 1) / 2);
-        i = (i - 1) / 2;
-    }
-    return 0;
-}
-
-static void evq_pop(evq_t *q)
-{
-    q->e[0] = q->e[--q->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < q->n && evq_less(q, l, m))
-            m = l;
-        if (r < q->n && evq_less(q, r, m))
-            m = r;
-        if (m == i)
-            break;
-        evq_swap(q, i, m);
-        i = m;
-    }
-}
-
 void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t)
 {
-    if (t >= sp->next_eval || t >= MEM_TOKEN) /* a token: woken when it is resolved */
-        return;
-    sp->next_eval = t;
-    if (evq_push(&sp->sm->q, t, (uint32_t)sp->id) != 0)
-        sp->next_eval = T_INF; /* out of memory: reported as a deadlock, never a crash */
+    (void)c;
+    uint64_t *w = &sp->sm->wake[sp->sub];
+    if (t < *w && t < MEM_TOKEN) /* a token: woken when it is resolved */
+        *w = t;
 }
 
 /* ---- block dispatch ------------------------------------------------------------------------ */
@@ -266,7 +207,8 @@ static wl_status setup(tctx *c, const timing_config *cfg)
             tsmsp *sp = &c->sp[(size_t)s * (size_t)c->nsub + (size_t)k];
             sp->id = s * c->nsub + k;
             sp->sm = sm;
-            sp->next_eval = T_INF;
+            sp->sub = k;
+            sm->wake[k] = T_INF;
             sp->last_slot = UINT32_MAX;
             sp->lite_free = a->fma_heavy_lite ? 0 : T_INF; /* one FMA pipe: "heavy" is it */
             sp->warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *sp->warps);
@@ -365,8 +307,6 @@ static void teardown(tctx *c)
             }
             free(sm->slot_used);
             free(sm->blocks);
-            if (sm->q.e != sm->q.inl)
-                free(sm->q.e);
         }
     if (c->sp)
         for (int i = 0; i < c->nsm * c->nsub; i++) {
@@ -389,15 +329,24 @@ static void teardown(tctx *c)
 }
 
 /* Processes SM s's wake-ups before cycle `end`. */
+/* The SM's next evaluation: the scheduler with the smallest (cycle, index); T_INF if none. */
+static uint64_t sm_next(const tctx *c, const tsm *sm, int *sub)
+{
+    uint64_t t = T_INF;
+    for (int k = 0; k < c->nsub; k++)
+        if (sm->wake[k] < t) {
+            t = sm->wake[k];
+            *sub = k;
+        }
+    return t;
+}
+
 static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end)
 {
     wl_status st = WL_OK;
-    while (st == WL_OK && sm->q.n && sm->q.e[0].t < end) {
-        uint64_t t = sm->q.e[0].t;
-        tsmsp *sp = &c->sp[sm->q.e[0].id];
-        evq_pop(&sm->q);
-        if (sp->next_eval != t)
-            continue; /* superseded by an earlier wake-up */
+    int k = 0;
+    for (uint64_t t; st == WL_OK && (t = sm_next(c, sm, &k)) < end;) {
+        tsmsp *sp = &c->sp[(size_t)sm->id * (size_t)c->nsub + (size_t)k];
         if (cfg->max_cycles && t > cfg->max_cycles)
             return diag_set(c->d, WL_EDEADLOCK, c->m->name, 0, 0,
                             "--max-cycles %llu exceeded (%llu of %llu blocks done after %llu "
@@ -405,7 +354,7 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
                             "ends?", (unsigned long long)cfg->max_cycles,
                             (unsigned long long)c->blocks_done, (unsigned long long)c->nblocks,
                             (unsigned long long)c->res->warp_instructions);
-        sp->next_eval = T_INF;
+        sm->wake[k] = T_INF;
         c->res->evaluations++;
         st = sched_eval(c, sp, t);
     }
@@ -535,10 +484,9 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
             st = resolve_window(c);
         if (st != WL_OK)
             return st;
-        for (int s = 0; s < c->nsm; s++) {
-            const tsm *sm = &c->sms[s];
-            if (sm->q.n && sm->q.e[0].t < next)
-                next = sm->q.e[0].t;
+        for (int s = 0, k; s < c->nsm; s++) {
+            uint64_t t = sm_next(c, &c->sms[s], &k);
+            next = t < next ? t : next;
         }
         first = next;
         if (cfg->progress && c->res->warp_instructions >= c->progress_next) {

@@ -176,15 +176,8 @@ typedef struct tblock {
     struct tblock *next_free; /* in tctx.free_blocks */
 } tblock;
 
-typedef struct { uint64_t t; uint32_t id; } tevent;
-/* A min-heap of scheduler wake-ups keyed by (cycle, scheduler id). Small heaps (the usual
- * case: one live entry per scheduler) live inline, next to the SM, for the host caches. */
-#define EVQ_INLINE 12
-typedef struct {
-    tevent *e;              /* inl, or a heap allocation once it outgrows it */
-    size_t n, cap;
-    tevent inl[EVQ_INLINE];
-} evq_t;
+/* Sub-partitions per SM at most (arch.c: sub_partitions 1..8). */
+#define TIMING_MAX_SUB 8
 
 typedef struct tsmsp {
     int id;                 /* global index sm * nsub + sub */
@@ -194,7 +187,7 @@ typedef struct tsmsp {
     uint8_t *wres;          /* per warp: RES_* of its pending instruction */
     int nwarps;
     uint64_t active_since;  /* first cycle of the current stretch with resident warps */
-    uint64_t next_eval;     /* T_INF: asleep until woken */
+    int sub;                /* index in its SM: the SM's wake[sub] is its next evaluation */
     uint64_t acct;          /* scheduler cycles [.., acct) are accounted */
     uint32_t last_slot;     /* lrr rotation / gto greedy warp */
     tw *last_warp;
@@ -216,7 +209,9 @@ typedef struct tsm {
     uint64_t l1_free;       /* L1 data stage */
     uint64_t active_since;
     tblock **blocks;        /* resident blocks (blocks_per_sm entries, NULL free) */
-    evq_t q;                /* wake-ups of this SM's schedulers */
+    /* each scheduler's next evaluation (T_INF: asleep until woken); they are processed in
+     * (cycle, scheduler) order, so a scan of these few finds the next one */
+    uint64_t wake[TIMING_MAX_SUB];
 } tsm;
 
 typedef struct mem mem_t;
