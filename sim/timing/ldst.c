@@ -38,6 +38,29 @@ static int listed(const uint64_t *list, uint32_t n, uint64_t w)
     return 0;
 }
 
+/* Do the active lanes access base + lane * size, for one base? (The common "thread i takes
+ * element i" pattern.) Sets *base. */
+static int base_aligned_linear(const exec_step_info *in, uint32_t size, uint64_t *base);
+static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
+{
+    uint32_t m = in->exec_mask;
+    if (!m)
+        return 0;
+    int l0 = __builtin_ctz(m);
+    uint64_t b = in->addr[l0] - (uint64_t)l0 * size;
+    int ok = 1;
+    for (int l = l0 + 1; l < 32; l++)
+        ok &= !((m >> l) & 1) || in->addr[l] == b + (uint64_t)l * size;
+    *base = b;
+    return ok;
+}
+
+/* lane_linear with a base aligned to the access size (then no lane's access straddles). */
+static int base_aligned_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
+{
+    return lane_linear(in, size, base) && *base % size == 0;
+}
+
 void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
                  uint32_t *wavefronts, uint32_t *ideal)
 {
@@ -46,6 +69,17 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
     uint32_t per = size <= bank_bytes ? 32 : group_bytes / size;
     if (per == 0)
         per = 1;
+    uint64_t base;
+    if (size == bank_bytes * (32 / per) && banks == 32 && in->exec_mask &&
+        base_aligned_linear(in, size, &base)) {
+        /* each group of `per` lanes reads `banks` consecutive words: one per bank, one
+         * wavefront per group with an active lane */
+        uint32_t g = 0;
+        for (uint32_t g0 = 0; g0 < 32; g0 += per)
+            g += (in->exec_mask >> g0 & (per == 32 ? 0xffffffffu : (1u << per) - 1u)) != 0;
+        *wavefronts = *ideal = g;
+        return;
+    }
     int bsh = log2_exact(bank_bytes), ksh = log2_exact(banks);
     uint32_t wf = 0, id = 0;
     for (uint32_t g0 = 0; g0 < 32; g0 += per) {
@@ -102,6 +136,22 @@ uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t
     uint32_t size = in->mem_size ? in->mem_size : 1;
     uint32_t spl = line_bytes / sector_bytes ? line_bytes / sector_bytes : 1;
     int ssh = log2_exact(sector_bytes), lsh = log2_exact(spl);
+    uint32_t m = in->exec_mask;
+    uint64_t base;
+    if (m && ((m >> __builtin_ctz(m)) & ((m >> __builtin_ctz(m)) + 1)) == 0 &&
+        lane_linear(in, size, &base)) {
+        /* one contiguous run of lanes over consecutive elements: one byte range, so its
+         * sectors and lines are consecutive (what the loop below finds, directly) */
+        int lo = __builtin_ctz(m), hi = 31 - __builtin_clz(m);
+        uint64_t a0 = base + (uint64_t)lo * size, a1 = base + (uint64_t)(hi + 1) * size - 1;
+        uint64_t s0 = div_by(a0, sector_bytes, ssh), s1 = div_by(a1, sector_bytes, ssh);
+        if (s1 - s0 < 64) {
+            for (uint64_t s = s0; s <= s1; s++)
+                sectors[n++] = s;
+            *nlines = (uint32_t)(div_by(s1, spl, lsh) - div_by(s0, spl, lsh) + 1);
+            return n;
+        }
+    }
     /* Lanes usually touch ascending sectors: while the lists are strictly ascending, a value
      * above the last entry is new and one equal to it is not, without a search. */
     int s_up = 1, l_up = 1;
