@@ -742,9 +742,20 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
 
     /* the next cycle anything can happen here: a warp's own conditions, its class's queue and
      * pipe, and never before t + 1 (a warp at a barrier has ens T_INF and never counts) */
+    uint64_t t1 = t + 1;
+    /* the usual case of a busy scheduler: a warp that was eligible now and not picked (its
+     * own conditions still hold) finds its queue and pipe free at t + 1, the earliest
+     * possible cycle, so the scan below would give t + 1 */
+    for (int i = 0; i < nel; i++) {
+        uint8_t k = el[i]->res;
+        if (el[i] != sel && sp->qready[k] <= t1 && sp->pready[k] <= t1) {
+            tgpu_wake(c, sp, t1);
+            return WL_OK;
+        }
+    }
     uint64_t thr[RES_COUNT];
     for (int k = 0; k < RES_COUNT; k++)
-        thr[k] = max64(max64(sp->qready[k], sp->pready[k]), t + 1);
+        thr[k] = max64(max64(sp->qready[k], sp->pready[k]), t1);
     uint64_t next = T_INF;
     n = sp->nwarps;
     for (int i = 0; i < n; i++) {
