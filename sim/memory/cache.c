@@ -97,6 +97,15 @@ cache_line *cache_find(cache_t *c, uint64_t tag)
     return NULL;
 }
 
+void cache_prefetch(const cache_t *c, uint64_t tag)
+{
+    uint64_t base = set_of(c, tag);
+    for (uint32_t w = 0; w < c->ways; w += 8) { /* 8 per 64-byte host line */
+        __builtin_prefetch(c->tags + base + w);
+        __builtin_prefetch(c->lru + base + w);
+    }
+}
+
 cache_line *cache_peek(cache_t *c, uint64_t tag)
 {
     uint64_t base = set_of(c, tag), *t = c->tags + base;

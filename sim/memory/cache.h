@@ -42,6 +42,9 @@ uint64_t cache_capacity_lines(const cache_t *c);
 cache_line *cache_find(cache_t *c, uint64_t tag);
 /* The same without counting as a use (the replacement order is unchanged). */
 cache_line *cache_peek(cache_t *c, uint64_t tag);
+/* Asks the host to bring the tags and use stamps of tag's set into its caches: a hint for a
+ * lookup soon (changes nothing simulated). */
+void cache_prefetch(const cache_t *c, uint64_t tag);
 /* Allocates a way for `tag` (which must not be present), evicting the set's LRU line; the
  * evicted line's tag and dirty mask go to *vtag and *vdirty (*vdirty = 0 when the way was free
  * or clean). The returned line has no valid sectors but stays allocated (cache_find finds it)

@@ -117,6 +117,11 @@ static void touch_near(l2_t *l, cache_line *H, uint32_t p)
         H->near[p % L2_NEAR_MAX] = ++l->touch[p % L2_NEAR_MAX];
 }
 
+void l2_prefetch(const l2_t *l, uint64_t line)
+{
+    cache_prefetch(l->home, line);
+}
+
 uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
 {
     const l2_config *k = &l->cfg;

@@ -370,6 +370,15 @@ uint64_t memsys_access_deferred(memsys_t *m, uint32_t sm, memsys_kind kind, int 
     return MEMSYS_TOKEN + m->ndq++;
 }
 
+void memsys_prefetch(const memsys_t *m, uint32_t sm, int local, const uint64_t *sectors,
+                     uint32_t n)
+{
+    const cache_t *l1 = m->l1[sm % m->nsm];
+    for (uint32_t i = 0; l1 && i < n; i++)
+        if (i == 0 || sectors[i] / m->spl != sectors[i - 1] / m->spl)
+            cache_prefetch(l1, sectors[i] / m->spl | (local ? MEMSYS_LOCAL_TAG : 0));
+}
+
 size_t memsys_pending(const memsys_t *m)
 {
     return m->ndq;
@@ -406,6 +415,11 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
     for (size_t i = 0; i < nq; i++)
         m->order[m->cnt[m->dq[i].issue - lo]++] = (uint32_t)i;
     for (size_t k = 0; k < nq; k++) {
+        if (k + 16 < nq) { /* the replay knows what comes: the L2 sets a few requests ahead */
+            const struct dreq *f = &m->dq[m->order[k + 16]];
+            for (uint32_t o = 0; o < f->nop && o < 4; o++)
+                l2_prefetch(m->l2, m->dops[f->op0 + o].line);
+        }
         uint32_t i = m->order[k];
         struct dreq *q = &m->dq[i];
         uint64_t v = q->known;

@@ -72,6 +72,9 @@ typedef struct {
 uint64_t memsys_access_deferred(memsys_t *m, uint32_t sm, memsys_kind kind, int local,
                                 uint64_t t, uint64_t issue, const uint64_t *sectors, uint32_t n,
                                 uint32_t ops, void *owner);
+/* A host-cache hint: SM sm accesses these sectors soon (changes nothing simulated). */
+void memsys_prefetch(const memsys_t *m, uint32_t sm, int local, const uint64_t *sectors,
+                     uint32_t n);
 /* Requests waiting for memsys_resolve. */
 size_t memsys_pending(const memsys_t *m);
 /* Replays the recorded L2 work; *out lists every pending request's completion in replay

@@ -49,6 +49,11 @@ uint64_t mem_access(mem_t *m, const mem_req *r)
                                   r->issue, r->sectors, r->nsectors, r->lanes, r->owner);
 }
 
+void mem_prefetch(const mem_t *m, uint32_t sm, int local, const uint64_t *sectors, uint32_t n)
+{
+    memsys_prefetch(m->ms, sm, local, sectors, n);
+}
+
 int mem_resolve(mem_t *m, const memsys_done **out, size_t *n)
 {
     return memsys_resolve(m->ms, out, n);

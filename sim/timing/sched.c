@@ -257,6 +257,7 @@ static void digest(tctx *c, tw *w, const exec_step_info *in)
     case RES_LG:
         g->nsec = ldst_coalesce(in, (uint32_t)a->sector_bytes, (uint32_t)a->line_bytes, w->secs,
                                 &g->nlines);
+        mem_prefetch(c->mem, w->blk->sm, in->mem_space == PTX_SPACE_LOCAL, w->secs, g->nsec);
         break;
     default: break;
     }

@@ -297,6 +297,8 @@ void mem_set_smem_pool(mem_t *m, uint32_t smem_bytes);
 /* Stand-in for a cycle that waits on tokens (< T_INF: the warp is not at a barrier). */
 #define T_PEND (MEMSYS_TOKEN * 2)
 uint64_t mem_access(mem_t *m, const mem_req *r);
+/* Host-cache hint: SM sm's L1 is asked for these sectors soon (changes nothing simulated). */
+void mem_prefetch(const mem_t *m, uint32_t sm, int local, const uint64_t *sectors, uint32_t n);
 /* Replays the window's L2/DRAM work; *out: each deferred request's owner, token and cycle. */
 int mem_resolve(mem_t *m, const memsys_done **out, size_t *n);
 /* The shortest latency of any L2-side access: the longest exact window. */
