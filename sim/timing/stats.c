@@ -13,15 +13,10 @@
 #include "ptx.h"
 #include "timing_int.h"
 
-void stats_close_run(tctx *c, tw *w)
+void stats_trace_run(tctx *c, const tw *w)
 {
-    if (w->run_reason >= STALL_COUNT || w->charged <= w->run_start)
-        return;
-    c->res->stalls[w->run_reason] += w->charged - w->run_start;
-    if (c->tr)
-        trace_write_interval(c->tr, &(trace_interval){w->blk->sm, w->slot, w->run_reason,
-                                                       w->run_start, w->charged});
-    w->run_start = w->charged;
+    trace_write_interval(c->tr, &(trace_interval){w->blk->sm, w->slot, w->run_reason,
+                                                   w->run_start, w->charged});
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */

@@ -337,8 +337,18 @@ void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t);
 wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t);
 
 /* stats.c */
+/* Writes w's open run [run_start, charged) of run_reason to the trace. */
+void stats_trace_run(tctx *c, const tw *w);
 /* Closes w's open run of one reason: adds it to the stall totals and the trace. */
-void stats_close_run(tctx *c, tw *w);
+static inline void stats_close_run(tctx *c, tw *w)
+{
+    if (w->run_reason >= STALL_COUNT || w->charged <= w->run_start)
+        return;
+    c->res->stalls[w->run_reason] += w->charged - w->run_start;
+    if (c->tr)
+        stats_trace_run(c, w);
+    w->run_start = w->charged;
+}
 /* Charges w's cycles [w->charged, to) to reason (runs of one reason merge). */
 static inline void stats_charge(tctx *c, tw *w, int reason, uint64_t to)
 {
