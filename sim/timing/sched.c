@@ -148,8 +148,8 @@ static int cond_reason(const tw *w, int k)
     return r[k];
 }
 
-/* Charges w's cycles [w->charged, to) to the reasons its conditions give, cycle-exact. */
-static void charge_to(tctx *c, tw *w, uint64_t to)
+/* charge_to's walk over the conditions. */
+static void charge_walk(tctx *c, tw *w, uint64_t to)
 {
     if (w->state == TW_DRAIN) { /* a warp released from a barrier may exit right away */
         if (w->T[C_BAR] > w->charged)
@@ -168,6 +168,13 @@ static void charge_to(tctx *c, tw *w, uint64_t to)
         }
         stats_charge(c, w, cond_reason(w, k), w->T[k] < to ? w->T[k] : to);
     }
+}
+
+/* Charges w's cycles [w->charged, to) to the reasons its conditions give, cycle-exact. */
+static inline void charge_to(tctx *c, tw *w, uint64_t to)
+{
+    if (w->charged < to) /* a warp looked at every cycle is usually charged up to now */
+        charge_walk(c, w, to);
 }
 
 /* Fixed latency of a math instruction. */
