@@ -328,12 +328,12 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         }
         const exec_step_info *in = info;
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
-        uint32_t *keys = w->fsrc;
+        uint32_t *keys = w->dg.src;
         for (int i = 0; i < in->nsrc; i++)
             keys[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
-        w->nfsrc = in->nsrc;
-        w->fnow = now;
-        w->xwait = 0;
+        w->dg.nsrc = in->nsrc;
+        w->dg.fnow = now;
+        w->dg.xwait = 0;
         sb_deps(&w->sb, keys, in->nsrc, 0, now, w->T);
         const ptx_insn *ir = insn_of(c, in);
         int fold = 0;
@@ -426,9 +426,9 @@ void sched_settle(tctx *c, tw *w)
         /* the scoreboard conditions of the pending instruction, as its fetch would have found
          * them had the cycles been known (sched_fetch) */
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
-        sb_deps(&w->sb, w->fsrc, w->nfsrc, 0, w->fnow, w->T);
-        sb_deps(&w->sb, w->dg.dst, w->dg.ndst, 1, w->fnow, w->T);
-        w->T[C_WAIT] = max64(w->T[C_WAIT], w->xwait);
+        sb_deps(&w->sb, w->dg.src, w->dg.nsrc, 0, w->dg.fnow, w->T);
+        sb_deps(&w->sb, w->dg.dst, w->dg.ndst, 1, w->dg.fnow, w->T);
+        w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);
         changed = 1;
     }
     if (w->npend == 0 && w->pend_drain) {
@@ -589,8 +589,8 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     if (st == WL_OK && w->state == TW_ACTIVE && !w->has_pending)
         st = sched_fetch(c, w, t);
     if (xissue > 1 && w->has_pending) { /* this warp issues the rest of the expansion first */
-        w->xwait = t + xissue;
-        w->T[C_WAIT] = max64(w->T[C_WAIT], w->xwait);
+        w->dg.xwait = t + xissue;
+        w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);
     }
     return st;
 }

@@ -112,10 +112,15 @@ typedef struct {
     uint32_t lat;           /* fixed latency of a math instruction */
     uint16_t xissue;        /* D_EXPAND: SASS instructions ptxas emits for it (issue slots) */
     uint8_t xalu, xheavy, xsfu; /* D_EXPAND: of those, on the ALU, FMA-heavy, MUFU/XU */
+    uint8_t nsrc;
     uint32_t sleep;         /* cycles to sleep when D_YIELD */
     uint32_t nsec, nlines;  /* global/local: sectors (in tw.secs) and lines */
     uint32_t wf, ideal;     /* shared: wavefronts and the conflict-free number */
     uint32_t dst[EXEC_MAX_REGS]; /* scoreboard keys of the registers written */
+    /* for sched_settle (deferred memory): the keys read, the fetch cycle, and the T[C_WAIT]
+     * floor an expansion's issue set after the fetch */
+    uint32_t src[EXEC_MAX_REGS];
+    uint64_t fnow, xwait;
 } tdigest;
 
 struct tblock;
@@ -146,10 +151,6 @@ typedef struct tw {
     /* Deferred memory (gpu.c resolve_window): requests whose completion is still a token. */
     uint32_t npend;
     uint8_t pend_drain, pend_membar, resolving;
-    uint8_t nfsrc;          /* scoreboard keys read by the pending instruction */
-    uint32_t fsrc[EXEC_MAX_REGS];
-    uint64_t fnow;          /* cycle it was fetched at */
-    uint64_t xwait;         /* T[C_WAIT] floor set after the fetch (an expansion's issue) */
     uint64_t drain_base, membar_base;
     uint32_t unroll_it;     /* back branches of unrolled loops taken (PTX_F_UNROLL_CTL) */
     int bar_id;             /* barrier it waits at (TW_BARRIER) */
