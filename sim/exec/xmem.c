@@ -170,6 +170,50 @@ static inline void lane_move(uint64_t *regs, const xop *v, int l, uint8_t *h, ui
     }
 }
 
+/* Whole-warp forms of ldst_fast's data move, for all 32 lanes active and one element of esz 4
+ * or 8 bytes into a register at least as wide: consecutive lanes at consecutive addresses (the
+ * coalesced access of nearly every kernel) move one block of 32 * esz bytes; a load where every
+ * lane reads the same address (kernel parameters, broadcast values) reads it once. */
+enum { XW_NONE = 0, XW_CONSEC, XW_UNIFORM };
+
+static int warp_form(const uint64_t *R, uint64_t base, uint32_t esz, int store)
+{
+    if (!R)
+        return store ? XW_NONE : XW_UNIFORM;
+    uint64_t a0 = base + R[0], dc = 0, du = 0;
+    for (int l = 0; l < 32; l++) { /* no early exit: the compiler vectorises this */
+        dc |= (base + R[l]) ^ (a0 + (uint64_t)l * esz);
+        du |= R[l] ^ R[0];
+    }
+    if (dc == 0)
+        return XW_CONSEC;
+    return du == 0 && !store ? XW_UNIFORM : XW_NONE;
+}
+
+static void warp_move(uint64_t *D, uint8_t *h, uint32_t esz, int form, int store)
+{
+    if (form == XW_UNIFORM) {
+        uint64_t x = load_le(h, esz);
+        for (int l = 0; l < 32; l++)
+            D[l] = x;
+    } else if (esz == 8) {
+        if (store)
+            memcpy(h, D, 32 * 8);
+        else
+            memcpy(D, h, 32 * 8);
+    } else if (store) {
+        uint32_t t[32];
+        for (int l = 0; l < 32; l++)
+            t[l] = (uint32_t)D[l];
+        memcpy(h, t, sizeof t);
+    } else {
+        uint32_t t[32];
+        memcpy(t, h, sizeof t);
+        for (int l = 0; l < 32; l++)
+            D[l] = t[l];
+    }
+}
+
 /* Fast path: when every active lane's access lies in one allocation / window and is aligned,
  * translate once for the warp. Returns 0 when the per-lane path must decide (and report). */
 static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint64_t *regs,
@@ -182,12 +226,21 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
     uint32_t size = esz * nv;
     uint64_t base = (uint64_t)a->off + (a->base != XB_NONE ? W->frames[W->fp - 1].local_base : 0);
     const uint64_t *R = a->slot >= 0 ? XR(regs, a->slot) : NULL;
-    for (int l = 0; l < 32; l++) {
-        ad[l] = base + (R ? R[l] : 0);
-        if ((m >> l) & 1) {
-            lo = ad[l] < lo ? ad[l] : lo;
-            hi = ad[l] > hi ? ad[l] : hi;
-            orr |= ad[l];
+    int form = XW_NONE;
+    if (m == XFULL && nv == 1 && v->kind == XO_SLOT && v->slot >= 0 && !sgn &&
+        ((esz == 4 && v->bits >= 32) || (esz == 8 && v->bits >= 64)))
+        form = warp_form(R, base, esz, store);
+    if (form != XW_NONE) {
+        lo = orr = base + (R ? R[0] : 0);
+        hi = lo + (form == XW_CONSEC ? 31u * esz : 0);
+    } else {
+        for (int l = 0; l < 32; l++) {
+            ad[l] = base + (R ? R[l] : 0);
+            if ((m >> l) & 1) {
+                lo = ad[l] < lo ? ad[l] : lo;
+                hi = ad[l] > hi ? ad[l] : hi;
+                orr |= ad[l];
+            }
         }
     }
     if (size > 1 && (orr & (size - 1)) != 0)
@@ -236,6 +289,16 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
         out->mem_space = (uint8_t)ptx_space_of(space);
         out->mem_size = size;
     }
+    if (form != XW_NONE && stride == 0) { /* local memory is per lane: not one host block */
+        warp_move(XR(regs, v->slot), h0, esz, form, store);
+        if (out)
+            for (int l = 0; l < 32; l++)
+                out->addr[l] = lo + (form == XW_CONSEC ? (uint64_t)l * esz : 0);
+        return 1;
+    }
+    if (form != XW_NONE)
+        for (int l = 0; l < 32; l++)
+            ad[l] = base + (R ? R[l] : 0);
     if (nv == 1 && esz == 4 && v->kind == XO_SLOT && v->slot >= 0 && v->bits >= 32 && !sgn) {
         uint64_t *D = XR(regs, v->slot);
         for (int l = 0; l < 32; l++) {
