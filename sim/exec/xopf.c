@@ -3,6 +3,9 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "exec_int.h"
 #include "ptx.h"
@@ -51,10 +54,27 @@ static uint64_t half_op(int op, uint64_t a, uint64_t b, uint64_t c, int k, semf_
  * once in double and once more to float, which is wrong only when s lands exactly on a float
  * midpoint (or in the subnormal range): those lanes are redone exactly. Same bits either way. */
 #if defined(__x86_64__) && defined(__GNUC__)
+/* Eight lanes per step: the low halves of eight 64-bit slots packed into one vector of floats
+ * (the shuffle leaves them in lane order 0 1 4 5 2 3 6 7; the zero-extending unpacks put them
+ * back), one vfmadd, NaN results replaced by the canonical 0x7fffffff (FB). Dv may be one of the
+ * sources: each step reads its eight lanes before it writes them. */
 __attribute__((target("avx2,fma"))) static void fma32_hw(const uint64_t *A, const uint64_t *B,
                                                          const uint64_t *C, uint64_t *T)
 {
-    LOOP(T[l] = FB(__builtin_fmaf(F(A[l]), F(B[l]), F(C[l]))));
+    const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256i zero = _mm256_setzero_si256();
+    for (int l = 0; l < 32; l += 8) {
+#define XF_PACK8(P)                                                                                \
+    _mm256_shuffle_ps(_mm256_loadu_ps((const float *)((P) + l)),                                   \
+                      _mm256_loadu_ps((const float *)((P) + l + 4)), 0x88)
+        __m256 a = XF_PACK8(A), b = XF_PACK8(B), c = XF_PACK8(C);
+#undef XF_PACK8
+        __m256 r = _mm256_fmadd_ps(a, b, c);
+        r = _mm256_blendv_ps(r, qnan, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+        __m256i ri = _mm256_castps_si256(r);
+        _mm256_storeu_si256((__m256i *)(T + l), _mm256_unpacklo_epi32(ri, zero));
+        _mm256_storeu_si256((__m256i *)(T + l + 4), _mm256_unpackhi_epi32(ri, zero));
+    }
 }
 #define HAVE_FMA_HW() __builtin_cpu_supports("fma")
 #else

@@ -1,0 +1,198 @@
+/* xfast: the direct handlers of the hottest plain instruction forms (32-bit integer ALU ops, f32
+ * add/mul/fma round-to-nearest, setp, selp, predicate logic, moves), chosen at decode time by
+ * xop_pick_fast: one tight loop each, no dispatch. They compute exactly what xop_exec computes.
+ *
+ * Host speed, not modelled behaviour:
+ * - all 32 lanes executing and a destination that is none of the sources (the common case):
+ *   the loop writes the destination directly; otherwise it computes into a temporary and
+ *   commits the executing lanes (xlane.h).
+ * - each handler is compiled twice: for the x86-64 baseline (SSE2, two 64-bit slots per vector
+ *   instruction) and for AVX2 (four), picked once at decode time when the host has AVX2.
+ *   Integer and IEEE single operations give the same bits either way (no contraction: the
+ *   project builds as ISO C, so a*b+c is never fused; fma uses its own exact routine). */
+#include <string.h>
+
+#include "exec_int.h"
+#include "ptx.h"
+#include "sem.h"
+#include "xlane.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define XF_AVX2 1
+#define XF_TARGET_AVX2 __attribute__((target("avx2")))
+#else
+#define XF_AVX2 0
+#endif
+#define XF_INLINE static inline __attribute__((always_inline))
+
+/* FASTK(name, nsrc, K, expr): handler `name` (and name_avx2) computing D[l] = expr from the
+ * sources A, B, C (operands 1..nsrc) and K, a per-instruction constant computed from `in`. */
+#define FASTK(name, nsrc, kexpr, expr)                                                             \
+    XF_INLINE void name##_full(const uint64_t *restrict A, const uint64_t *restrict B,            \
+                               const uint64_t *restrict C, uint64_t K, uint64_t *restrict D)     \
+    {                                                                                              \
+        (void)A; (void)B; (void)C; (void)K;                                                        \
+        LOOP(D[l] = (expr));                                                                       \
+    }                                                                                              \
+    XF_INLINE void name##_body(const xinsn *in, uint64_t *regs, uint32_t m)                        \
+    {                                                                                              \
+        int32_t d = in->o[0].slot, a = in->o[1].slot;                                              \
+        int32_t b = nsrc > 1 ? in->o[2].slot : a, c = nsrc > 2 ? in->o[3].slot : a;                \
+        const uint64_t *A = XR(regs, a), *B = XR(regs, b), *C = XR(regs, c);                       \
+        uint64_t K = (kexpr);                                                                      \
+        (void)K;                                                                                   \
+        if (m == XFULL && d != a && d != b && d != c) {                                            \
+            name##_full(A, B, C, K, XR(regs, d));                                                  \
+            return;                                                                                \
+        }                                                                                          \
+        uint64_t T[32];                                                                            \
+        LOOP(T[l] = (expr));                                                                       \
+        commit(XR(regs, d), T, m);                                                                 \
+    }                                                                                              \
+    static void name(const xinsn *in, uint64_t *regs, uint32_t m)                                  \
+    {                                                                                              \
+        name##_body(in, regs, m);                                                                  \
+    }                                                                                              \
+    XF_AVX2_VARIANT(name)
+
+#if XF_AVX2
+#define XF_AVX2_VARIANT(name)                                                                      \
+    XF_TARGET_AVX2 static void name##_avx2(const xinsn *in, uint64_t *regs, uint32_t m)            \
+    {                                                                                              \
+        name##_body(in, regs, m);                                                                  \
+    }
+#define PICK(name) (avx2 ? name##_avx2 : name)
+#else
+#define XF_AVX2_VARIANT(name)
+#define PICK(name) (name)
+#endif
+
+#define FAST1(name, expr) FASTK(name, 1, 0, expr)
+#define FAST2(name, expr) FASTK(name, 2, 0, expr)
+#define FAST3(name, expr) FASTK(name, 3, 0, expr)
+
+FAST2(f_add32, (uint32_t)(A[l] + B[l]))
+FAST2(f_sub32, (uint32_t)(A[l] - B[l]))
+FAST2(f_mul32, (uint32_t)(A[l] * B[l]))
+FAST2(f_and32, (uint32_t)(A[l] & B[l]))
+FAST2(f_or32, (uint32_t)(A[l] | B[l]))
+FAST2(f_xor32, (uint32_t)(A[l] ^ B[l]))
+FAST2(f_add64, A[l] + B[l])
+FAST2(f_shl32, (uint32_t)B[l] >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << (B[l] & 31)))
+FAST2(f_shru32, (uint32_t)B[l] >= 32 ? 0 : (uint32_t)A[l] >> (B[l] & 31))
+FAST2(f_fadd, FB(F(A[l]) + F(B[l])))
+FAST2(f_fmul, FB(F(A[l]) * F(B[l])))
+FAST3(f_mad32, (uint32_t)(A[l] * B[l] + C[l]))
+FAST2(f_mulwide_s32, (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]))
+FAST2(f_mulwide_u32, (A[l] & 0xffffffffu) * (B[l] & 0xffffffffu))
+/* mov: masked to the destination's width */
+FASTK(f_mov, 1, zx(~UINT64_C(0), in->o[0].bits), A[l] & K)
+
+/* setp.CMP.{s,u,b}32 p, a, b (one predicate, no combining operand): exec_setp's integer loop
+ * (signed values compared unsigned with the sign bit flipped: K). */
+#define SETP_K (in->k0 == XK_S ? 0x80000000u : 0)
+#define SETP(name, op) FASTK(name, 2, SETP_K, ((uint32_t)A[l] ^ (uint32_t)K) op ((uint32_t)B[l] ^ (uint32_t)K))
+SETP(f_setp_eq, ==)
+SETP(f_setp_ne, !=)
+SETP(f_setp_lt, <)
+SETP(f_setp_le, <=)
+SETP(f_setp_gt, >)
+SETP(f_setp_ge, >=)
+
+/* and/or/xor/not.pred and selp without `!` operands: exec_int's and xop_one's loops. */
+FAST2(f_pand, (uint64_t)((A[l] != 0) & (B[l] != 0)))
+FAST2(f_por, (uint64_t)((A[l] != 0) | (B[l] != 0)))
+FAST2(f_pxor, (uint64_t)((A[l] != 0) ^ (B[l] != 0)))
+FAST1(f_pnot, (uint64_t)(A[l] == 0))
+FASTK(f_selp, 3, zx(~UINT64_C(0), in->o[0].bits), (C[l] != 0 ? A[l] : B[l]) & K)
+
+/* fma.rn.f32 / mad.rn.f32: xopf_fma32_rn vectorises itself (and checks the host's FMA) */
+static void f_ffma(const xinsn *in, uint64_t *regs, uint32_t m)
+{
+    int32_t d = in->o[0].slot, a = in->o[1].slot, b = in->o[2].slot, c = in->o[3].slot;
+    if (m == XFULL && d != a && d != b && d != c) {
+        xopf_fma32_rn(XR(regs, a), XR(regs, b), XR(regs, c), XR(regs, d));
+        return;
+    }
+    uint64_t T[32];
+    xopf_fma32_rn(XR(regs, a), XR(regs, b), XR(regs, c), T);
+    commit(XR(regs, d), T, m);
+}
+
+void xop_pick_fast(xinsn *in)
+{
+#if XF_AVX2
+    int avx2 = __builtin_cpu_supports("avx2");
+#endif
+    in->fast = NULL;
+    /* cvta.to.global / cvta.global: generic and global addresses are the same (xop_exec's cvta
+     * with no window): a move, masked to the destination's width */
+    int cvta_g = in->op == PTX_OP_CVTA && in->space == XS_GLOBAL && in->nops == 2 &&
+                 (in->flags & ~(uint32_t)PTX_F_TO) == 0;
+    if (in->nops < 2 || in->o[0].kind != XO_SLOT || (in->flags && !cvta_g) || in->guard_neg > 1)
+        return;
+    for (int k = 1; k < in->nops; k++)
+        if (in->o[k].kind != XO_SLOT || in->o[k].neg)
+            return;
+    if (cvta_g) {
+        in->fast = PICK(f_mov);
+        return;
+    }
+    int dst32 = in->o[0].bits == 32, dst64 = in->o[0].bits == 64;
+    int i32 = (in->k0 == XK_U || in->k0 == XK_S || in->k0 == XK_B) && in->w0 == 32 && dst32;
+    int i64 = (in->k0 == XK_U || in->k0 == XK_S || in->k0 == XK_B) && in->w0 == 64 && dst64;
+    int f32 = in->k0 == XK_F && in->w0 == 32 && dst32 &&
+              (in->round == PTX_RND_NONE || in->round == PTX_RND_RN);
+    int lo = in->mul == PTX_MUL_NONE || in->mul == PTX_MUL_LO;
+    int pred = in->k0 == XK_PRED;
+    switch (in->op) {
+    case PTX_OP_MOV:
+        if (in->nops == 2 && in->o[0].bits >= 32)
+            in->fast = PICK(f_mov);
+        break;
+    case PTX_OP_ADD:
+        in->fast = i32 ? PICK(f_add32) : i64 ? PICK(f_add64) : f32 ? PICK(f_fadd) : NULL;
+        break;
+    case PTX_OP_SUB: in->fast = i32 ? PICK(f_sub32) : NULL; break;
+    case PTX_OP_MUL:
+        if (i32 && lo)
+            in->fast = PICK(f_mul32);
+        else if (f32)
+            in->fast = PICK(f_fmul);
+        else if (in->mul == PTX_MUL_WIDE && in->w0 == 32 && dst64)
+            in->fast = in->k0 == XK_S ? PICK(f_mulwide_s32) : PICK(f_mulwide_u32);
+        break;
+    case PTX_OP_MAD: in->fast = i32 && lo ? PICK(f_mad32) : f32 ? f_ffma : NULL; break;
+    case PTX_OP_FMA: in->fast = f32 ? f_ffma : NULL; break;
+    case PTX_OP_AND:
+        in->fast = i32 ? PICK(f_and32) : pred && in->nops == 3 ? PICK(f_pand) : NULL;
+        break;
+    case PTX_OP_OR:
+        in->fast = i32 ? PICK(f_or32) : pred && in->nops == 3 ? PICK(f_por) : NULL;
+        break;
+    case PTX_OP_XOR:
+        in->fast = i32 ? PICK(f_xor32) : pred && in->nops == 3 ? PICK(f_pxor) : NULL;
+        break;
+    case PTX_OP_NOT: in->fast = pred && in->nops == 2 ? PICK(f_pnot) : NULL; break;
+    case PTX_OP_SHL: in->fast = i32 ? PICK(f_shl32) : NULL; break;
+    case PTX_OP_SHR: in->fast = i32 && in->k0 != XK_S ? PICK(f_shru32) : NULL; break;
+    case PTX_OP_SELP:
+        if (in->nops == 4)
+            in->fast = PICK(f_selp);
+        break;
+    case PTX_OP_SETP:
+        if (in->nops == 3 && (in->k0 == XK_S || in->k0 == XK_U || in->k0 == XK_B) &&
+            in->w0 == 32 && in->cmp >= 1 && in->cmp - 1 <= SEM_CMP_HS) {
+            switch (in->cmp - 1) {
+            case SEM_CMP_EQ: in->fast = PICK(f_setp_eq); break;
+            case SEM_CMP_NE: in->fast = PICK(f_setp_ne); break;
+            case SEM_CMP_LT: case SEM_CMP_LO: in->fast = PICK(f_setp_lt); break;
+            case SEM_CMP_LE: case SEM_CMP_LS: in->fast = PICK(f_setp_le); break;
+            case SEM_CMP_GT: case SEM_CMP_HI: in->fast = PICK(f_setp_gt); break;
+            default: in->fast = PICK(f_setp_ge); break;
+            }
+        }
+        break;
+    default: break;
+    }
+}
