@@ -209,6 +209,70 @@ static void test_step_api(void **state)
     kt_close(&t);
 }
 
+/* A reused block must equal a fresh one: block 1 reads %r5, which only block 0 writes (guarded),
+ * and lane 3 of its warp 0 exits before writing %r7, which the shfl then reads from that lane. */
+static const char reuse_ptx[] = HDR
+    ".visible .entry reuse(.param .u64 out)\n{\n"
+    ".reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<6>;\n"
+    "mov.u32 %r1, %tid.x;\nmov.u32 %r2, %ctaid.x;\n"
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "setp.eq.u32 %p1, %r2, 0;\n"
+    "@%p1 mov.u32 %r5, 7;\n"
+    "add.u32 %r6, %r1, %r5;\n"
+    "setp.eq.u32 %p2, %r1, 3;\nsetp.eq.u32 %p3, %r2, 1;\nand.pred %p2, %p2, %p3;\n"
+    "@%p2 exit;\n"
+    "mul.lo.u32 %r7, %r1, 10;\n"
+    "activemask.b32 %r9;\n"
+    "shfl.sync.idx.b32 %r8, %r7, 3, 31, %r9;\n"
+    "shl.b32 %r10, %r2, 6;\nadd.u32 %r10, %r10, %r1;\n"
+    "mul.wide.u32 %rd3, %r10, 4;\nadd.s64 %rd4, %rd2, %rd3;\n"
+    "st.global.u32 [%rd4], %r6;\nst.global.u32 [%rd4+512], %r8;\n"
+    "ret;\n}\n";
+
+static void run_reuse(int resident, unsigned *out)
+{
+    kt t;
+    kt_text(&t, reuse_ptx, "reuse");
+    uint64_t d = kt_buf(&t, NULL, 256 * 4);
+    kt_arg(&t, 0, d);
+    launch_config c;
+    memset(&c, 0, sizeof c);
+    c.grid[0] = 2; c.grid[1] = c.grid[2] = 1;
+    c.block[0] = 64; c.block[1] = c.block[2] = 1;
+    c.params = t.params;
+    c.params_size = t.k->param_size;
+    c.max_resident_blocks = resident; /* 1: block 1 runs in block 0's storage */
+    wl_status s = launch_kernel(t.m, t.k, &c, t.mem, &t.st, &t.d);
+    diag_format(&t.d, t.err, sizeof t.err);
+    if (s != WL_OK)
+        fail_msg("resident %d: %s", resident, t.err);
+    kt_get(&t, d, out, 256 * 4);
+    kt_close(&t);
+}
+
+static void test_block_reuse(void **state)
+{
+    (void)state;
+    unsigned fresh[256], reused[256];
+    run_reuse(2, fresh);
+    run_reuse(1, reused);
+    for (unsigned i = 0; i < 256; i++)
+        if (fresh[i] != reused[i])
+            fail_msg("word %u: %u in a fresh block, %u in a reused one", i, fresh[i], reused[i]);
+    for (unsigned i = 0; i < 64; i++) {
+        unsigned want0 = i + 7, want1 = i == 3 ? 0 : i; /* block 1: %r5 unwritten (0) */
+        if (reused[i] != want0 || reused[64 + i] != want1)
+            fail_msg("thread %u: %u / %u, want %u / %u", i, reused[i], reused[64 + i], want0,
+                     want1);
+    }
+    /* shfl from lane 3: 30 / 350 in block 0; in block 1 lane 3 of warp 0 exited before
+     * writing %r7, so it still holds the zero of a new block */
+    if (reused[128] != 30 || reused[128 + 32] != 350 || reused[192] != 0 ||
+        reused[192 + 32] != 350)
+        fail_msg("shfl: %u %u %u %u, want 30 350 0 350", reused[128], reused[160], reused[192],
+                 reused[224]);
+}
+
 static const char unsup_ptx[] = HDR
     ".visible .entry u(.param .u64 p)\n{\n.reg .b32 %r<4>;\n.reg .pred %p<2>;\n"
     "mov.u32 %r1, %tid.x;\nsetp.gt.u32 %p1, %r1, 100;\n"
@@ -490,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_barrier_count_mismatch),
         cmocka_unit_test(test_divergent_call_return),
         cmocka_unit_test(test_step_api),
+        cmocka_unit_test(test_block_reuse),
         cmocka_unit_test(test_unsupported_at_run_time),
         cmocka_unit_test(test_modifiers),
         cmocka_unit_test(test_warp_forms),

@@ -71,6 +71,7 @@ wl_status exec_prog_create(const ptx_module *m, const ptx_func *k, const exec_gr
     p->kindex = ki;
     p->g = *g;
     p->mem = mem;
+    p->nz_mask = xfast_pick_nz_mask();
     p->funcs = calloc(m->nfuncs, sizeof *p->funcs);
     p->var_addr = calloc(m->nvars ? m->nvars : 1, sizeof *p->var_addr);
     p->params_size = k->param_size;
@@ -105,6 +106,8 @@ wl_status exec_prog_create(const ptx_module *m, const ptx_func *k, const exec_gr
     }
     p->smem_bytes = (uint32_t)smem;
     wl_status st = xdec_func(p, ki, d);
+    if (st == WL_OK)
+        st = xinit_clear_runs(p, ki, d);
     if (st != WL_OK) {
         exec_prog_destroy(p);
         return st;
@@ -138,6 +141,7 @@ void exec_prog_destroy(exec_prog *p)
         for (uint32_t i = 0; i < p->m->nfuncs; i++) {
             free(p->funcs[i].ins);
             free(p->funcs[i].imm);
+            free(p->funcs[i].clear);
         }
     for (uint32_t i = 0; i < p->ncalls; i++)
         free(p->calls[i].ret_src);
@@ -152,8 +156,9 @@ void exec_prog_destroy(exec_prog *p)
 /* Blocks and warps                                                                           */
 /* ------------------------------------------------------------------------------------------ */
 /* Puts every warp at the kernel's first instruction with zeroed registers, local and shared
- * memory, for block index ctaid (allocations are reused). */
-void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
+ * memory, for block index ctaid (allocations are reused). fresh: the register files were just
+ * allocated (zeroed), else they hold a retired block's values. */
+static void block_reset(exec_block *b, const uint32_t ctaid[3], int fresh)
 {
     const exec_prog *p = b->p;
     memcpy(b->ctaid, ctaid, sizeof b->ctaid);
@@ -166,13 +171,22 @@ void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
     const xfunc *kf = &p->funcs[p->kindex];
     for (int w = 0; w < b->nwarps; w++) {
         xwarp *W = &b->w[w];
-        /* every slot but the immediates (filled next), scratch and deeper frames included: a
-         * reused block equals a new one */
-        size_t nr = kf->nregs, ni = kf->nimm, cap = W->regs_cap;
-        memset(W->regs, 0, nr * 32 * sizeof *W->regs);
-        xctl_fill_imm(kf, W->regs);
-        if (cap > nr + ni)
-            memset(W->regs + (nr + ni) * 32, 0, (cap - nr - ni) * 32 * sizeof *W->regs);
+        /* Every slot a retired block can have left a value in that a new block could read: a
+         * reused block equals a new one. Not needed: registers written before every read
+         * (xinit.c), the immediates when no instruction writes them (they still hold the
+         * kernel's constants), and the first scratch slots, which xwide_pre writes in all 32
+         * lanes before the instruction that reads them. */
+        size_t nr = kf->nregs, ni = kf->nimm, cap = W->regs_cap, keep = ni;
+        if (!fresh) /* the registers it may read before writing them (xinit.c) */
+            for (uint32_t k = 0; k < kf->nclear; k++)
+                memset(W->regs + (size_t)kf->clear[2 * k] * 32, 0,
+                       (size_t)kf->clear[2 * k + 1] * 32 * sizeof *W->regs);
+        if (fresh || kf->imm_clobbered)
+            xctl_fill_imm(kf, W->regs);
+        if (!fresh && !kf->imm_clobbered)
+            keep = ni + XNPRE; /* slots nr .. nr+keep-1 are left as they are */
+        if (cap > nr + keep)
+            memset(W->regs + (nr + keep) * 32, 0, (cap - nr - keep) * 32 * sizeof *W->regs);
         if (W->local)
             memset(W->local, 0, (size_t)32 * p->local_bytes);
         uint32_t live = 0;
@@ -190,6 +204,11 @@ void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
         W->carry = W->wsync = 0;
         W->yield = 0;
     }
+}
+
+void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
+{
+    block_reset(b, ctaid, 0);
 }
 
 exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_t *d)
@@ -231,7 +250,7 @@ exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_
             W->tid[2][l] = (uint16_t)(t / (bd[0] * bd[1]));
         }
     }
-    exec_block_reset(b, ctaid);
+    block_reset(b, ctaid, 1);
     return b;
 }
 
@@ -383,14 +402,12 @@ const void *exec_warp_handle(const exec_block *b, int warp)
 }
 
 /* The lanes of `active` whose guard predicate (if any) lets them execute. */
-static inline uint32_t guarded(const xinsn *in, const uint64_t *regs, uint32_t active)
+static inline uint32_t guarded(const exec_prog *p, const xinsn *in, const uint64_t *regs,
+                               uint32_t active)
 {
     if (in->guard < 0)
         return active;
-    const uint64_t *G = XR(regs, in->guard);
-    uint32_t g = 0;
-    for (int l = 0; l < 32; l++)
-        g |= (uint32_t)(G[l] != 0) << l;
+    uint32_t g = p->nz_mask(XR(regs, in->guard));
     return active & (in->guard_neg ? ~g : g);
 }
 
@@ -457,7 +474,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
     uint32_t active = t->mask;
     if (in->npre)
         xwide_pre(b, warp, in, regs, active);
-    uint32_t m = guarded(in, regs, active);
+    uint32_t m = guarded(b->p, in, regs, active);
     if (out) {
         fill_static(W, xf, in, out);
         out->exec_mask = m;
@@ -599,10 +616,11 @@ static wl_status deadlock(const exec_block *b, diag_t *d)
                     b->ctaid[0], b->ctaid[1], b->ctaid[2], msg, b->exited);
 }
 
-/* The functional fast lane: runs w's straight-line instructions that have a direct handler
- * (xop_pick_fast) without the general step's dispatch, exactly as exec_warp_step would (same
- * counts, same pc updates), until an instruction needs the general step or the instruction
- * limit is passed. The current frame, stack entry and register base stay in registers. */
+/* The functional fast lane: runs w's instructions that have a direct handler (xop_pick_fast,
+ * special registers computed first as in exec_warp_step) and its branches that do not diverge,
+ * without the general step's dispatch, exactly as exec_warp_step would (same counts, same pc
+ * updates), until an instruction needs the general step or the instruction limit is passed. The
+ * current frame, stack entry and register base stay in registers. */
 static void run_fast(exec_block *b, xwarp *W, uint64_t max_insts)
 {
     if (W->sp < 1 || W->fp < 1)
@@ -617,15 +635,24 @@ static void run_fast(exec_block *b, xwarp *W, uint64_t max_insts)
     exec_counts *cnt = &b->cnt;
     while (t->pc != t->rpc && t->pc < xf->n && cnt->warp_insts <= max_insts) {
         const xinsn *in = &xf->ins[t->pc];
-        if (!in->fast || in->npre || in->op >= PTX_OP_COUNT)
+        if (in->op >= PTX_OP_COUNT || (!in->fast && in->op != PTX_OP_BRA))
             return;
-        uint32_t m = guarded(in, regs, active);
+        if (in->npre)
+            xwide_pre(b, (int)(W - b->w), in, regs, active);
+        uint32_t m = guarded(b->p, in, regs, active);
+        if (in->op == PTX_OP_BRA) {
+            if (m != 0 && m != active)
+                return; /* divergent: xctl_branch pushes the paths (and counts) */
+            cnt->branches++;
+            t->pc = m ? (uint32_t)in->target : t->pc + 1;
+        } else {
+            t->pc++;
+            if (m)
+                in->fast(in, regs, m);
+        }
         cnt->warp_insts++;
         cnt->thread_insts += (uint64_t)xpopc(m);
         cnt->op_count[in->op]++;
-        t->pc++;
-        if (m)
-            in->fast(in, regs, m);
     }
 }
 

@@ -13,6 +13,7 @@
 
 #define XPC_END UINT32_MAX   /* reconvergence at the function's virtual exit */
 #define XNSCRATCH 6          /* per-frame scratch slots for sregs/addresses used as values */
+#define XNPRE 3              /* the first scratch slots: values computed before an instruction */
 #define XMAX_OPS 6           /* operands kept per decoded instruction (call uses xcall) */
 #define XMAX_SIMT 256        /* SIMT stack entries per warp */
 #define XMAX_FRAMES 64       /* call depth per warp */
@@ -55,7 +56,7 @@ typedef struct xinsn_s {
     uint8_t guard_neg;
     int32_t target;                 /* bra: insn index; call: index into prog->calls */
     uint32_t reconv;                /* bra: reconvergence pc (XPC_END: function end) */
-    xpre pre[3];
+    xpre pre[XNPRE];
     xop o[XMAX_OPS];
     const ptx_insn *ir;
     /* Direct handler for the hottest plain forms (32-bit integer ALU ops, f32 add/mul/fma
@@ -86,9 +87,16 @@ typedef struct {
     uint32_t n;
     uint32_t nregs, nimm, nslots;
     uint64_t *imm;                   /* values of slots nregs .. nregs+nimm-1 */
+    uint32_t nclear, *clear;         /* registers a reused block clears: nclear runs of
+                                        (first, count) (xinit.c; the kernel only) */
+    int imm_clobbered;               /* some instruction may write an immediate slot (an
+                                        immediate where PTX wants a destination) */
     uint32_t frame_bytes;            /* per-thread local-memory frame */
     uint32_t off_local, off_cp, off_param, off_ret;
 } xfunc;
+
+/* The lanes of a slot that are not zero, as a bit mask (guard predicates). */
+typedef uint32_t (*xnz_fn)(const uint64_t *slot);
 
 struct exec_prog {
     const ptx_module *m;
@@ -105,6 +113,7 @@ struct exec_prog {
     uint64_t *var_addr;              /* devmem address of each module .global/.const var */
     int recursive;                   /* some call is recursive: room for XRECURSION frames */
     devmem_t *mem;
+    xnz_fn nz_mask;                  /* xfast_pick_nz_mask: the host's fastest form */
 };
 
 typedef struct {
@@ -175,6 +184,8 @@ struct exec_block {
 void exec_list_regs(xinsn *in, uint32_t nregs);
 /* xdec.c */
 wl_status xdec_func(exec_prog *p, int fi, diag_t *d);
+/* xinit.c: fills p->funcs[fi].nclear/clear (after decoding). */
+wl_status xinit_clear_runs(exec_prog *p, int fi, diag_t *d);
 /* xop.c: executes an arithmetic/logic/conversion instruction for lanes in m.
  * Returns WL_OK or WL_EUNSUPPORTED (d set). */
 wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry, diag_t *d);
@@ -183,8 +194,9 @@ wl_status xop_unsup(const xinsn *in, diag_t *d);
 /* xopf.c: floating-point instructions into the lane temporary Dv; fma.rn.f32 of 32 lanes. */
 wl_status xopf_exec(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d);
 void xopf_fma32_rn(const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *Dv);
-/* Picks in->fast for the forms that have a direct handler (called by the decoder). */
+/* xfast.c: picks in->fast for the forms that have a direct handler (called by the decoder). */
 void xop_pick_fast(xinsn *in);
+xnz_fn xfast_pick_nz_mask(void);
 /* xmem.c */
 wl_status xmem_exec(exec_block *b, int warp, const xinsn *in, uint32_t m, exec_step_info *out,
                     diag_t *d);

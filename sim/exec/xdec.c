@@ -52,6 +52,19 @@ typedef struct {
     uint32_t hcap;
 } immtab;
 
+/* Instructions whose first operand is a source that may be an immediate (a barrier id, a
+ * mask, a time, a count): no executor path writes it. Any other instruction with an immediate
+ * first operand might write that immediate's slot, so exec_block_reset refills them all. */
+static int imm_first_ok(const xinsn *x)
+{
+    switch (x->op) {
+    case PTX_OP_BAR: return x->mode != PTX_BAR_RED;
+    case PTX_OP_BAR_WARP_SYNC: case PTX_OP_NANOSLEEP: case PTX_OP_CP_ASYNC_WAIT_GROUP:
+    case PTX_OP_PMEVENT: case PTX_OP_GRIDDEPCONTROL: return 1;
+    default: return 0;
+    }
+}
+
 static int imm_slot(immtab *t, uint64_t v, uint32_t base, int32_t *slot)
 {
     if (t->n * 2 + 2 > t->hcap) {
@@ -367,7 +380,7 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
                 break;
             }
             case PTX_OPND_SREG:
-                if (nscr >= 3) {
+                if (nscr >= XNPRE) {
                     st = unsupported(p, in, d, "more than 3 special registers in one instruction");
                     break;
                 }
@@ -390,7 +403,7 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
                     xo->off += o->off;
                 if (o->kind == PTX_OPND_SYM && !is_mem_op(in->op)) {
                     /* A symbol used as a value: its address, computed before execution. */
-                    if (nscr >= 3) {
+                    if (nscr >= XNPRE) {
                         st = unsupported(p, in, d, "too many symbol operands");
                         break;
                     }
@@ -446,7 +459,6 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
         }
         if (x->guard >= (int32_t)(scratch0 + XNSCRATCH))
             x->op = PTX_OP_COUNT;
-        xop_pick_fast(x);
         if (is_mem_op(in->op)) {
             const xop *a = NULL;
             for (uint32_t k = 0; k < x->nops; k++)
@@ -458,6 +470,10 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
         } else if (in->op == PTX_OP_CVTA || in->op == PTX_OP_ISSPACEP) {
             x->space = mem_space(p, f, in, NULL);
         }
+        xop_pick_fast(x); /* after the space: cvta's handler depends on it */
+        if (x->nops > 0 && (f->ops[in->op0].kind == PTX_OPND_IMM ||
+                            f->ops[in->op0].kind == PTX_OPND_FIMM) && !imm_first_ok(x))
+            xf->imm_clobbered = 1;
     }
     xf->decoding = 0;
     for (uint32_t i = 0; i < f->ninsns && st == WL_OK; i++)

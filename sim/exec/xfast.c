@@ -106,6 +106,39 @@ FAST2(f_pxor, (uint64_t)((A[l] != 0) ^ (B[l] != 0)))
 FAST1(f_pnot, (uint64_t)(A[l] == 0))
 FASTK(f_selp, 3, zx(~UINT64_C(0), in->o[0].bits), (C[l] != 0 ? A[l] : B[l]) & K)
 
+/* The lanes whose slot value is not zero (a guard predicate), as a bit mask. */
+static uint32_t nz_mask(const uint64_t *G)
+{
+    uint32_t g = 0;
+    for (int l = 0; l < 32; l++)
+        g |= (uint32_t)(G[l] != 0) << l;
+    return g;
+}
+
+#if XF_AVX2
+#include <immintrin.h>
+/* Four lanes per compare: the compare's lane masks give the bits directly (movmskpd). */
+XF_TARGET_AVX2 static uint32_t nz_mask_avx2(const uint64_t *G)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    uint32_t z = 0;
+    for (int l = 0; l < 32; l += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(G + l));
+        z |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, zero))) << l;
+    }
+    return ~z;
+}
+#endif
+
+xnz_fn xfast_pick_nz_mask(void)
+{
+#if XF_AVX2
+    if (__builtin_cpu_supports("avx2"))
+        return nz_mask_avx2;
+#endif
+    return nz_mask;
+}
+
 /* fma.rn.f32 / mad.rn.f32: xopf_fma32_rn vectorises itself (and checks the host's FMA) */
 static void f_ffma(const xinsn *in, uint64_t *regs, uint32_t m)
 {

@@ -1,0 +1,153 @@
+/* xinit: which registers a reused CTA must clear.
+ *
+ * A block that starts must see every register zero, as if freshly allocated (exec.h), but the
+ * timing model and the launcher reuse a retired block's register files, and clearing all of them
+ * costs more than many short blocks execute. A thread can only observe a register's old value by
+ * reading it before it wrote it, so only registers read somewhere that is not "definitely
+ * assigned" need clearing. Definitely assigned at an instruction: every path from the kernel's
+ * first instruction to it passes an unguarded instruction that writes the register in every lane
+ * that executes it (a forward must-analysis over the IR's basic blocks). Under SIMT each thread
+ * still follows one path of the CFG, and lanes that do not execute an instruction do not consume
+ * its operands (results are committed for executing lanes only), with one exception: warp-wide
+ * operations (shfl, vote, match, redux) read other lanes, which may have exited or never
+ * existed, so their registers are always cleared. Anything not understood counts as a read. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec_int.h"
+#include "ptx.h"
+
+/* The register x writes in every executing lane, or -1. */
+static int32_t full_def(const xinsn *x, uint32_t nr)
+{
+    if (x->guard >= 0 || x->nops < 1 || x->o[0].kind != XO_SLOT || x->o[0].slot < 0 ||
+        (uint32_t)x->o[0].slot >= nr || x->op >= PTX_OP_COUNT)
+        return -1;
+    if (x->fast)
+        return x->o[0].slot;
+    switch (x->op) {
+    case PTX_OP_LD: case PTX_OP_LDU: case PTX_OP_CVT: case PTX_OP_CVTA: case PTX_OP_MOV:
+        return x->o[0].slot;
+    default: return -1;
+    }
+}
+
+static int cross_lane(const xinsn *x)
+{
+    return x->op == PTX_OP_SHFL || x->op == PTX_OP_VOTE || x->op == PTX_OP_MATCH ||
+           x->op == PTX_OP_REDUX;
+}
+
+#define HAS(s, r) (((s)[(r) / 64] >> ((r) % 64)) & 1)
+
+/* Marks in need[] the registers x reads while not in the assigned set a (NULL: none is). */
+static void mark_uses(const xinsn *x, uint32_t nr, const uint64_t *a, uint8_t *need)
+{
+    int32_t def = full_def(x, nr), all = cross_lane(x);
+    for (int k = 0; k < x->nops; k++) {
+        const xop *o = &x->o[k];
+        int32_t rs[4];
+        int n = 0;
+        if (k == 0 && def >= 0)
+            continue;
+        if (o->kind == XO_SLOT || o->kind == XO_ADDR)
+            rs[n++] = o->slot;
+        else if (o->kind == XO_VEC)
+            for (int v = 0; v < o->n && v < 4; v++)
+                rs[n++] = o->vec[v];
+        for (int i = 0; i < n; i++)
+            if (rs[i] >= 0 && (uint32_t)rs[i] < nr && (all || !a || !HAS(a, (uint32_t)rs[i])))
+                need[rs[i]] = 1;
+    }
+    if (x->guard >= 0 && (uint32_t)x->guard < nr && (all || !a || !HAS(a, (uint32_t)x->guard)))
+        need[x->guard] = 1;
+}
+
+static void apply_def(const xinsn *x, uint32_t nr, uint64_t *a)
+{
+    int32_t def = full_def(x, nr);
+    if (def >= 0)
+        a[def / 64] |= UINT64_C(1) << (def % 64);
+}
+
+/* need[r] = 1 for the registers of function xf that a reused block must clear. */
+static int analyse(const xfunc *xf, uint8_t *need)
+{
+    const ptx_func *f = xf->f;
+    uint32_t nr = xf->nregs, nb = f->nblocks, nw = (nr + 63) / 64;
+    if (nb == 0 || !f->blocks) {
+        memset(need, 1, nr);
+        return 0;
+    }
+    uint64_t *in = malloc((size_t)nb * nw * sizeof *in), *cur = malloc(nw * sizeof *cur);
+    if (!in || !cur) {
+        free(in);
+        free(cur);
+        return -1;
+    }
+    memset(in, 0xff, (size_t)nb * nw * sizeof *in); /* unknown: everything (the meet is AND) */
+    memset(in, 0, nw * sizeof *in);                  /* the entry: nothing assigned */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t b = 0; b < nb; b++) {
+            const ptx_block *bl = &f->blocks[b];
+            memcpy(cur, in + (size_t)b * nw, nw * sizeof *cur);
+            for (uint32_t i = bl->first; i <= bl->last && i < xf->n; i++)
+                apply_def(&xf->ins[i], nr, cur);
+            for (int s = 0; s < bl->nsucc && s < 2; s++) {
+                uint32_t t = bl->succ[s];
+                if (t >= nb)
+                    continue;
+                uint64_t *ts = in + (size_t)t * nw;
+                for (uint32_t w = 0; w < nw; w++)
+                    if ((ts[w] & cur[w]) != ts[w]) {
+                        ts[w] &= cur[w];
+                        changed = 1;
+                    }
+            }
+        }
+    }
+    for (uint32_t b = 0; b < nb; b++) {
+        const ptx_block *bl = &f->blocks[b];
+        memcpy(cur, in + (size_t)b * nw, nw * sizeof *cur);
+        for (uint32_t i = bl->first; i <= bl->last && i < xf->n; i++) {
+            mark_uses(&xf->ins[i], nr, cur, need);
+            apply_def(&xf->ins[i], nr, cur);
+        }
+    }
+    free(in);
+    free(cur);
+    return 0;
+}
+
+wl_status xinit_clear_runs(exec_prog *p, int fi, diag_t *d)
+{
+    xfunc *xf = &p->funcs[fi];
+    uint32_t nr = xf->nregs;
+    uint8_t *need = calloc(nr + 1, 1);
+    if (!need || analyse(xf, need) != 0) {
+        free(need);
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    }
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < nr; r++)
+        n += need[r] && (r == 0 || !need[r - 1]);
+    xf->clear = malloc((n ? n : 1) * 2 * sizeof *xf->clear);
+    if (!xf->clear) {
+        free(need);
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    }
+    xf->nclear = 0;
+    for (uint32_t r = 0; r < nr; r++) {
+        if (!need[r])
+            continue;
+        if (r == 0 || !need[r - 1]) {
+            xf->clear[2 * xf->nclear] = r;
+            xf->clear[2 * xf->nclear + 1] = 0;
+            xf->nclear++;
+        }
+        xf->clear[2 * xf->nclear - 1]++;
+    }
+    free(need);
+    return WL_OK;
+}
