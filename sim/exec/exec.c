@@ -455,6 +455,19 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
     }
 }
 
+/* An instruction's status; an unsupported form reported without a position gets the
+ * instruction's. */
+static wl_status step_status(const exec_block *b, int warp, const xinsn *in, wl_status st,
+                             diag_t *d)
+{
+    if (st == WL_EUNSUPPORTED && (d->line == 0 || d->file[0] == 0)) {
+        char msg[sizeof d->msg];
+        memcpy(msg, d->msg, sizeof msg);
+        return exec_fail(b, warp, -1, in, st, d, "%s", msg);
+    }
+    return st;
+}
+
 wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d)
 {
     xwarp *W = &b->w[warp];
@@ -575,12 +588,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
             st = xop_exec(in, regs, m, &W->carry, d);
         break;
     }
-    if (st == WL_EUNSUPPORTED && (d->line == 0 || d->file[0] == 0)) {
-        char msg[sizeof d->msg];
-        memcpy(msg, d->msg, sizeof msg);
-        return exec_fail(b, warp, -1, in, st, d, "%s", msg);
-    }
-    return st;
+    return step_status(b, warp, in, st, d);
 }
 
 static wl_status deadlock(const exec_block *b, diag_t *d)
@@ -617,43 +625,51 @@ static wl_status deadlock(const exec_block *b, diag_t *d)
 }
 
 /* The functional fast lane: runs w's instructions that have a direct handler (xop_pick_fast,
- * special registers computed first as in exec_warp_step) and its branches that do not diverge,
- * without the general step's dispatch, exactly as exec_warp_step would (same counts, same pc
- * updates), until an instruction needs the general step or the instruction limit is passed. The
- * current frame, stack entry and register base stay in registers. */
-static void run_fast(exec_block *b, xwarp *W, uint64_t max_insts)
+ * special registers computed first as in exec_warp_step), its plain loads and stores and its
+ * branches that do not diverge, without the general step's dispatch, exactly as exec_warp_step
+ * would (same counts, same pc updates, same errors), until an instruction needs the general step
+ * or the instruction limit is passed. The current frame, stack entry and register base stay in
+ * registers (loads and stores change none of them). */
+static wl_status run_fast(exec_block *b, xwarp *W, uint64_t max_insts, diag_t *d)
 {
     if (W->sp < 1 || W->fp < 1)
-        return;
+        return WL_OK;
     const xframe *fr = &W->frames[W->fp - 1];
     const xfunc *xf = &b->p->funcs[fr->func];
     xsimt *t = &W->simt[W->sp - 1];
     uint64_t *regs = W->regs + (size_t)fr->reg_off * 32;
     uint32_t active = t->mask;
     if (active == 0)
-        return;
+        return WL_OK;
     exec_counts *cnt = &b->cnt;
+    int warp = (int)(W - b->w);
     while (t->pc != t->rpc && t->pc < xf->n && cnt->warp_insts <= max_insts) {
         const xinsn *in = &xf->ins[t->pc];
-        if (in->op >= PTX_OP_COUNT || (!in->fast && in->op != PTX_OP_BRA))
-            return;
+        if (in->lane == XL_NONE)
+            return WL_OK;
         if (in->npre)
-            xwide_pre(b, (int)(W - b->w), in, regs, active);
+            xwide_pre(b, warp, in, regs, active);
         uint32_t m = guarded(b->p, in, regs, active);
-        if (in->op == PTX_OP_BRA) {
+        if (in->lane == XL_BRA) {
             if (m != 0 && m != active)
-                return; /* divergent: xctl_branch pushes the paths (and counts) */
+                return WL_OK; /* divergent: xctl_branch pushes the paths (and counts) */
             cnt->branches++;
             t->pc = m ? (uint32_t)in->target : t->pc + 1;
         } else {
             t->pc++;
-            if (m)
-                in->fast(in, regs, m);
         }
         cnt->warp_insts++;
         cnt->thread_insts += (uint64_t)xpopc(m);
         cnt->op_count[in->op]++;
+        if (m && in->lane == XL_FAST) {
+            in->fast(in, regs, m);
+        } else if (m && in->lane == XL_LDST) {
+            wl_status st = xmem_exec(b, warp, in, m, NULL, d);
+            if (st != WL_OK)
+                return step_status(b, warp, in, st, d);
+        }
     }
+    return WL_OK;
 }
 
 wl_status exec_block_round(exec_block *b, uint64_t max_insts, int *progressed, diag_t *d)
@@ -666,7 +682,9 @@ wl_status exec_block_round(exec_block *b, uint64_t max_insts, int *progressed, d
             continue;
         *progressed = 1;
         while (W->state == EXEC_WARP_READY) {
-            run_fast(b, W, max_insts);
+            st = run_fast(b, W, max_insts, d);
+            if (st != WL_OK)
+                break;
             if (b->cnt.warp_insts <= max_insts) {
                 st = exec_warp_step(b, w, NULL, d);
                 if (st != WL_OK)

@@ -62,10 +62,14 @@ typedef struct xinsn_s {
     /* Direct handler for the hottest plain forms (32-bit integer ALU ops, f32 add/mul/fma
      * round-to-nearest, moves); NULL: go through xop_exec's general dispatch. */
     void (*fast)(const struct xinsn_s *in, uint64_t *regs, uint32_t m);
+    uint8_t lane;                   /* XL_*: how exec.c's functional fast lane runs it */
     /* IR registers read and written (exec_step_info's src/dst), listed once at decode */
     uint8_t nsrc, ndst;
     int32_t src[EXEC_MAX_REGS], dst[EXEC_MAX_REGS];
 } xinsn;
+
+/* Forms the functional fast lane runs itself (run_fast in exec.c); XL_NONE: the general step. */
+enum { XL_NONE = 0, XL_FAST, XL_BRA, XL_LDST };
 
 /* Calls of functions without a body that the executor provides itself. */
 enum { XCALL_NONE = 0, XCALL_VPRINTF, XCALL_ASSERT, XCALL_EXTERN };

@@ -471,6 +471,10 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
             x->space = mem_space(p, f, in, NULL);
         }
         xop_pick_fast(x); /* after the space: cvta's handler depends on it */
+        x->lane = x->op >= PTX_OP_COUNT ? XL_NONE : x->fast ? XL_FAST :
+                  x->op == PTX_OP_BRA ? XL_BRA :
+                  (x->op == PTX_OP_LD || x->op == PTX_OP_LDU || x->op == PTX_OP_ST) ? XL_LDST :
+                  XL_NONE;
         if (x->nops > 0 && (f->ops[in->op0].kind == PTX_OPND_IMM ||
                             f->ops[in->op0].kind == PTX_OPND_FIMM) && !imm_first_ok(x))
             xf->imm_clobbered = 1;

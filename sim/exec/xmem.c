@@ -198,9 +198,20 @@ static int warp_form(const uint64_t *R, uint32_t esz, int store)
     return (du[0] | du[1]) == 0 && !store ? XW_UNIFORM : XW_NONE;
 }
 
-static void warp_move(uint64_t *D, uint8_t *h, uint32_t esz, int form, int store)
+/* Moves the lanes of m (all 32 or some) in one of the whole-warp forms; h is lane 0's address. */
+static void warp_move(uint64_t *D, uint8_t *h, uint32_t esz, int form, int store, uint32_t m)
 {
-    if (form == XW_UNIFORM) {
+    if (m != XFULL) { /* lanes that do not execute touch neither memory nor registers */
+        uint64_t x = form == XW_UNIFORM ? load_le(h, esz) : 0;
+        for (; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            uint8_t *hl = h + (form == XW_CONSEC ? (size_t)l * esz : 0);
+            if (store)
+                memcpy(hl, &D[l], esz); /* little-endian host: the low esz bytes */
+            else
+                D[l] = form == XW_UNIFORM ? x : load_le(hl, esz);
+        }
+    } else if (form == XW_UNIFORM) {
         uint64_t x = load_le(h, esz);
         for (int l = 0; l < 32; l++)
             D[l] = x;
@@ -235,7 +246,9 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
     uint64_t base = (uint64_t)a->off + (a->base != XB_NONE ? W->frames[W->fp - 1].local_base : 0);
     const uint64_t *R = a->slot >= 0 ? XR(regs, a->slot) : NULL;
     int form = XW_NONE;
-    if (m == XFULL && nv == 1 && v->kind == XO_SLOT && v->slot >= 0 && !sgn &&
+    /* with some lanes idle, the form is still tested on all 32 (their registers hold values
+     * too): a stricter test (the whole span must be mapped) than the lanes need */
+    if (nv == 1 && v->kind == XO_SLOT && v->slot >= 0 && !sgn &&
         ((esz == 4 && v->bits >= 32) || (esz == 8 && v->bits >= 64)))
         form = warp_form(R, esz, store);
     if (form != XW_NONE) {
@@ -298,10 +311,11 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
         out->mem_size = size;
     }
     if (form != XW_NONE && stride == 0) { /* local memory is per lane: not one host block */
-        warp_move(XR(regs, v->slot), h0, esz, form, store);
+        warp_move(XR(regs, v->slot), h0, esz, form, store, m);
         if (out)
             for (int l = 0; l < 32; l++)
-                out->addr[l] = lo + (form == XW_CONSEC ? (uint64_t)l * esz : 0);
+                if ((m >> l) & 1)
+                    out->addr[l] = lo + (form == XW_CONSEC ? (uint64_t)l * esz : 0);
         return 1;
     }
     if (form != XW_NONE)
