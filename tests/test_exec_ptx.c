@@ -210,7 +210,8 @@ static void test_step_api(void **state)
 }
 
 /* A reused block must equal a fresh one: block 1 reads %r5, which only block 0 writes (guarded),
- * and lane 3 of its warp 0 exits before writing %r7, which the shfl then reads from that lane. */
+ * and lane 3 of its warp 0 exits before writing %r7, which the shfl then reads from that lane;
+ * the loop reads %r11 before its first write (0 + 0 + 1 + 2 + 3 from a zero start). */
 static const char reuse_ptx[] = HDR
     ".visible .entry reuse(.param .u64 out)\n{\n"
     ".reg .pred %p<4>;\n.reg .b32 %r<12>;\n.reg .b64 %rd<6>;\n"
@@ -227,13 +228,17 @@ static const char reuse_ptx[] = HDR
     "shl.b32 %r10, %r2, 6;\nadd.u32 %r10, %r10, %r1;\n"
     "mul.wide.u32 %rd3, %r10, 4;\nadd.s64 %rd4, %rd2, %rd3;\n"
     "st.global.u32 [%rd4], %r6;\nst.global.u32 [%rd4+512], %r8;\n"
+    "mov.u32 %r3, 0;\n"
+    "LOOP:\nadd.u32 %r11, %r11, %r3;\nadd.u32 %r3, %r3, 1;\nsetp.lt.u32 %p1, %r3, 4;\n"
+    "@%p1 bra LOOP;\n"
+    "st.global.u32 [%rd4+1024], %r11;\n"
     "ret;\n}\n";
 
 static void run_reuse(int resident, unsigned *out)
 {
     kt t;
     kt_text(&t, reuse_ptx, "reuse");
-    uint64_t d = kt_buf(&t, NULL, 256 * 4);
+    uint64_t d = kt_buf(&t, NULL, 384 * 4);
     kt_arg(&t, 0, d);
     launch_config c;
     memset(&c, 0, sizeof c);
@@ -246,17 +251,17 @@ static void run_reuse(int resident, unsigned *out)
     diag_format(&t.d, t.err, sizeof t.err);
     if (s != WL_OK)
         fail_msg("resident %d: %s", resident, t.err);
-    kt_get(&t, d, out, 256 * 4);
+    kt_get(&t, d, out, 384 * 4);
     kt_close(&t);
 }
 
 static void test_block_reuse(void **state)
 {
     (void)state;
-    unsigned fresh[256], reused[256];
+    unsigned fresh[384], reused[384];
     run_reuse(2, fresh);
     run_reuse(1, reused);
-    for (unsigned i = 0; i < 256; i++)
+    for (unsigned i = 0; i < 384; i++)
         if (fresh[i] != reused[i])
             fail_msg("word %u: %u in a fresh block, %u in a reused one", i, fresh[i], reused[i]);
     for (unsigned i = 0; i < 64; i++) {
@@ -271,6 +276,10 @@ static void test_block_reuse(void **state)
         reused[192 + 32] != 350)
         fail_msg("shfl: %u %u %u %u, want 30 350 0 350", reused[128], reused[160], reused[192],
                  reused[224]);
+    for (unsigned i = 0; i < 128; i++)
+        if (reused[256 + i] != (i == 64 + 3 ? 0u : 6u))
+            fail_msg("loop sum of thread %u of block %u: %u, want 6", i % 64, i / 64,
+                     reused[256 + i]);
 }
 
 static const char unsup_ptx[] = HDR

@@ -8,34 +8,56 @@
  * first instruction to it passes an unguarded instruction that writes the register in every lane
  * that executes it (a forward must-analysis over the IR's basic blocks). Under SIMT each thread
  * still follows one path of the CFG, and lanes that do not execute an instruction do not consume
- * its operands (results are committed for executing lanes only), with one exception: warp-wide
- * operations (shfl, vote, match, redux) read other lanes, which may have exited or never
- * existed, so their registers are always cleared. Anything not understood counts as a read. */
+ * its operands (results are committed for executing lanes only), with one exception: shfl reads
+ * its source value from other lanes, which may have exited or never existed, so that register is
+ * always cleared (so are all registers of vote, match and redux, conservatively). Anything not
+ * understood counts as a read, and only instructions known to write every executing lane count
+ * as writes. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec_int.h"
 #include "ptx.h"
 
-/* The register x writes in every executing lane, or -1. */
-static int32_t full_def(const xinsn *x, uint32_t nr)
+/* The registers x writes in every lane that executes it (into defs[], at most 2): the count. */
+static int full_defs(const xinsn *x, uint32_t nr, int32_t defs[2])
 {
-    if (x->guard >= 0 || x->nops < 1 || x->o[0].kind != XO_SLOT || x->o[0].slot < 0 ||
-        (uint32_t)x->o[0].slot >= nr || x->op >= PTX_OP_COUNT)
-        return -1;
-    if (x->fast)
-        return x->o[0].slot;
+    int n = 0;
+    if (x->guard >= 0 || x->nops < 1 || x->op >= PTX_OP_COUNT)
+        return 0;
+    const xop *o = &x->o[0];
     switch (x->op) {
     case PTX_OP_LD: case PTX_OP_LDU: case PTX_OP_CVT: case PTX_OP_CVTA: case PTX_OP_MOV:
-        return x->o[0].slot;
-    default: return -1;
+        if (o->kind == XO_SLOT)
+            defs[n++] = o->slot;
+        break;
+    case PTX_OP_SHFL: /* d or d|p, both written in every executing lane (xwide.c) */
+        if (o->kind == XO_SLOT) {
+            defs[n++] = o->slot;
+        } else if (o->kind == XO_VEC) {
+            for (int v = 0; v < o->n && v < 2; v++)
+                defs[n++] = o->vec[v];
+        }
+        break;
+    default:
+        if (x->fast && o->kind == XO_SLOT)
+            defs[n++] = o->slot;
+        break;
     }
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (defs[i] >= 0 && (uint32_t)defs[i] < nr)
+            defs[k++] = defs[i];
+    return k;
 }
 
-static int cross_lane(const xinsn *x)
+/* Operand k of x is read from lanes that may not execute x: shfl's source value (the lane it
+ * reads may have exited or never existed); every operand of the other warp-wide operations
+ * (conservatively). */
+static int cross_lane(const xinsn *x, int k)
 {
-    return x->op == PTX_OP_SHFL || x->op == PTX_OP_VOTE || x->op == PTX_OP_MATCH ||
-           x->op == PTX_OP_REDUX;
+    return (x->op == PTX_OP_SHFL && k == 1) || x->op == PTX_OP_VOTE ||
+           x->op == PTX_OP_MATCH || x->op == PTX_OP_REDUX;
 }
 
 #define HAS(s, r) (((s)[(r) / 64] >> ((r) % 64)) & 1)
@@ -43,13 +65,14 @@ static int cross_lane(const xinsn *x)
 /* Marks in need[] the registers x reads while not in the assigned set a (NULL: none is). */
 static void mark_uses(const xinsn *x, uint32_t nr, const uint64_t *a, uint8_t *need)
 {
-    int32_t def = full_def(x, nr), all = cross_lane(x);
+    int32_t defs[2];
+    int ndef = full_defs(x, nr, defs);
     for (int k = 0; k < x->nops; k++) {
         const xop *o = &x->o[k];
         int32_t rs[4];
-        int n = 0;
-        if (k == 0 && def >= 0)
-            continue;
+        int n = 0, all = cross_lane(x, k);
+        if (k == 0 && ndef > 0)
+            continue; /* the destination: written, not read */
         if (o->kind == XO_SLOT || o->kind == XO_ADDR)
             rs[n++] = o->slot;
         else if (o->kind == XO_VEC)
@@ -59,15 +82,16 @@ static void mark_uses(const xinsn *x, uint32_t nr, const uint64_t *a, uint8_t *n
             if (rs[i] >= 0 && (uint32_t)rs[i] < nr && (all || !a || !HAS(a, (uint32_t)rs[i])))
                 need[rs[i]] = 1;
     }
-    if (x->guard >= 0 && (uint32_t)x->guard < nr && (all || !a || !HAS(a, (uint32_t)x->guard)))
+    if (x->guard >= 0 && (uint32_t)x->guard < nr && (!a || !HAS(a, (uint32_t)x->guard)))
         need[x->guard] = 1;
 }
 
-static void apply_def(const xinsn *x, uint32_t nr, uint64_t *a)
+static void apply_defs(const xinsn *x, uint32_t nr, uint64_t *a)
 {
-    int32_t def = full_def(x, nr);
-    if (def >= 0)
-        a[def / 64] |= UINT64_C(1) << (def % 64);
+    int32_t defs[2];
+    int n = full_defs(x, nr, defs);
+    for (int i = 0; i < n; i++)
+        a[defs[i] / 64] |= UINT64_C(1) << (defs[i] % 64);
 }
 
 /* need[r] = 1 for the registers of function xf that a reused block must clear. */
@@ -93,7 +117,7 @@ static int analyse(const xfunc *xf, uint8_t *need)
             const ptx_block *bl = &f->blocks[b];
             memcpy(cur, in + (size_t)b * nw, nw * sizeof *cur);
             for (uint32_t i = bl->first; i <= bl->last && i < xf->n; i++)
-                apply_def(&xf->ins[i], nr, cur);
+                apply_defs(&xf->ins[i], nr, cur);
             for (int s = 0; s < bl->nsucc && s < 2; s++) {
                 uint32_t t = bl->succ[s];
                 if (t >= nb)
@@ -112,7 +136,7 @@ static int analyse(const xfunc *xf, uint8_t *need)
         memcpy(cur, in + (size_t)b * nw, nw * sizeof *cur);
         for (uint32_t i = bl->first; i <= bl->last && i < xf->n; i++) {
             mark_uses(&xf->ins[i], nr, cur, need);
-            apply_def(&xf->ins[i], nr, cur);
+            apply_defs(&xf->ins[i], nr, cur);
         }
     }
     free(in);
