@@ -191,20 +191,6 @@ static cache_t *l1_of(memsys_t *m, uint32_t sm)
     return m->l1[sm];
 }
 
-/* Grows *p (elements of size sz) to hold n + 1; 0 when out of memory. */
-static int grow(void **p, size_t *cap, size_t n, size_t sz)
-{
-    if (n < *cap)
-        return 1;
-    size_t nc = *cap ? *cap * 2 : 256;
-    void *q = realloc(*p, nc * sz);
-    if (!q)
-        return 0;
-    *p = q;
-    *cap = nc;
-    return 1;
-}
-
 /* Makes *p (elements of size sz) hold at least n; 0 when out of memory. */
 static int reserve(void **p, size_t *cap, size_t n, size_t sz)
 {
@@ -226,7 +212,7 @@ static int reserve(void **p, size_t *cap, size_t n, size_t sz)
 static uint64_t defer_op(memsys_t *m, struct dreq *q, memsys_kind kind, uint64_t line,
                          uint8_t mask, uint64_t t, uint32_t ops)
 {
-    if (!grow((void **)&m->dops, &m->capdops, m->ndops, sizeof *m->dops)) {
+    if (!reserve((void **)&m->dops, &m->capdops, m->ndops + 1, sizeof *m->dops)) {
         m->dfail = 1;
         return t;
     }
@@ -242,7 +228,7 @@ static void defer_dep(memsys_t *m, struct dreq *q, uint32_t dep)
     for (uint32_t i = 0; i < q->ndep; i++)
         if (m->deps[q->dep0 + i] == dep)
             return;
-    if (!grow((void **)&m->deps, &m->capdeps, m->ndeps, sizeof *m->deps)) {
+    if (!reserve((void **)&m->deps, &m->capdeps, m->ndeps + 1, sizeof *m->deps)) {
         m->dfail = 1;
         return;
     }
@@ -357,7 +343,7 @@ uint64_t memsys_access_deferred(memsys_t *m, uint32_t sm, memsys_kind kind, int 
                                 uint32_t ops, void *owner)
 {
     sm %= m->nsm;
-    if (!grow((void **)&m->dq, &m->capdq, m->ndq, sizeof *m->dq)) {
+    if (!reserve((void **)&m->dq, &m->capdq, m->ndq + 1, sizeof *m->dq)) {
         m->dfail = 1;
         return access_lines(m, sm, kind, local, t, sectors, n, ops, NULL);
     }
