@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The functional engine picks AVX2 and FMA handlers at decode when the host has them
+# (sim/exec/xfast.c, xopf.c); a host without them (an older laptop) runs the SSE2 baseline
+# handlers and the software FMA. The build machines and CI have AVX2 and FMA, so those paths would
+# never run in the tests. This runs the functional tests (every gpu/kernels kernel against its C
+# reference, the per-opcode semantics, the PTX-level checks) under qemu-x86_64 -cpu Nehalem: an
+# x86-64 with SSE4.2 and no AVX, AVX2 or FMA, so __builtin_cpu_supports reports neither.
+#   scripts/baseline-cpu.sh        (after scripts/setup.sh; CI's "baseline CPU" step)
+# Installs qemu-user (Debian) when missing. Writes build/baseline-cpu-results.txt, one PASS/FAIL
+# line per check; exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+results=build/baseline-cpu-results.txt
+mkdir -p build
+: > "$results"
+if ! command -v qemu-x86_64 >/dev/null; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y -q --no-install-recommends qemu-user >/dev/null 2>&1 ||
+    { $SUDO apt-get update -q >/dev/null && \
+      $SUDO apt-get install -y -q --no-install-recommends qemu-user >/dev/null; }
+fi
+if ! command -v qemu-x86_64 >/dev/null; then
+  echo "FAIL baseline CPU: qemu-user could not be installed" | tee -a "$results"
+  exit 1
+fi
+QEMU=(qemu-x86_64 -cpu Nehalem)
+fail=0
+# The emulated CPU must lack AVX2 and FMA, else this step would check nothing.
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+printf '#include <stdio.h>\nint main(void) { __builtin_cpu_init(); printf("%%d %%d\\n",
+  __builtin_cpu_supports("avx2") != 0, __builtin_cpu_supports("fma") != 0); return 0; }\n' \
+  > "$probe/cpu.c"
+if gcc -o "$probe/cpu" "$probe/cpu.c" && [ "$("${QEMU[@]}" "$probe/cpu")" = "0 0" ]; then
+  echo "PASS baseline CPU: the emulated CPU reports no AVX2 and no FMA" >> "$results"
+else
+  echo "FAIL baseline CPU: the emulated CPU still reports AVX2 or FMA" >> "$results"
+  fail=1
+fi
+export WARPLAB_ROOT=$PWD
+for t in exec_sem exec_ptx exec_kernels; do
+  exe=build/tests/test_$t
+  if [ ! -x "$exe" ]; then
+    echo "FAIL baseline CPU: $exe not built" >> "$results"
+    fail=1
+    continue
+  fi
+  if "${QEMU[@]}" "$exe" > "build/baseline-cpu-$t.log" 2>&1; then
+    echo "PASS baseline CPU (no AVX2/FMA): test_$t" >> "$results"
+  else
+    echo "FAIL baseline CPU (no AVX2/FMA): test_$t (build/baseline-cpu-$t.log)" >> "$results"
+    fail=1
+  fi
+done
+cat "$results"
+exit $fail
