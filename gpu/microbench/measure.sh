@@ -8,6 +8,8 @@
 #   throughput.json  DRAM and L2 bandwidth, barrier cost vs warps, block launch rate, atomics
 #   dram.json        DRAM bandwidth by pattern: reads with 1/4/8 loads in flight, writes, copy,
 #                    one word per 128-byte line
+#   warpsync.json    __syncwarp in a converged warp, in a diverged one (each half its own branch),
+#                    a divergent branch alone: one warp's cycles per iteration and a full GPU's
 #   sass.txt         cuobjdump -sass of both programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
 # Each JSON holds the GPU name, driver, clocks (max and measured with clock64/%globaltimer)
@@ -28,7 +30,7 @@ say "microbench measure.sh: arch=$arch out=$out"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; } >> "$log" 2>&1
 
 rc=0
-for p in latency throughput dram; do
+for p in latency throughput dram warpsync; do
     say "build $p"
     if ! nvcc -arch="$arch" -O3 -std=c++17 -o "$work/$p" "$here/$p.cu" >> "$log" 2>&1; then
         say "build $p FAILED"; rc=1; continue
@@ -41,7 +43,7 @@ for p in latency throughput dram; do
     fi
 done
 if command -v cuobjdump > /dev/null 2>&1; then
-    for p in latency throughput; do
+    for p in latency throughput warpsync; do
         [ -x "$work/$p" ] && { echo "==== $p"; cuobjdump -sass "$work/$p"; }
     done > "$out/sass.txt" 2>&1
 fi
