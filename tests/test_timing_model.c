@@ -639,6 +639,31 @@ static void test_idle_cycles_skipped(void **state)
 }
 
 
+/* ---- %clock64 reads the simulated cycle --------------------------------------------------------
+ * A clock read returns the first cycle it can issue: the warp's start for its first instruction,
+ * else the cycle after the previous issue. Here: the first read issues at 0; the three dependent
+ * FMAs at 1, 5, 9 (lat_fma 4); the second read is fetched when the last FMA issues and reads 10. */
+static const char clock_chain[] = HDR
+    ".visible .entry k(.param .u64 p)\n{\n .reg .f32 %f<8>;\n .reg .b64 %rd<6>;\n"
+    " mov.u64 %rd2, %clock64;\n mov.f32 %f1, 0f3F800000;\n"
+    " fma.rn.f32 %f2, %f1, %f1, %f1;\n fma.rn.f32 %f3, %f2, %f2, %f2;\n"
+    " fma.rn.f32 %f4, %f3, %f3, %f3;\n mov.u64 %rd3, %clock64;\n"
+    " ld.param.u64 %rd1, [p];\n sub.s64 %rd4, %rd3, %rd2;\n st.global.u64 [%rd1], %rd4;\n"
+    " ret;\n}\n";
+
+static void test_clock_reads(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open_order(&t, clock_chain, "k", 0);
+    uint64_t addr = tt_buffer(&t, 8);
+    tt_run_ok(&t);
+    uint64_t v;
+    memcpy(&v, devmem_translate(t.mem, addr, 8), 8);
+    expect_u64("clock64 difference", v, 10);
+    tt_close(&t);
+}
+
 /* ---- SM windows are exact for memory ----------------------------------------------------------
  * SMs are simulated one after another over windows of up to the shortest L2-side latency
  * (281 cycles on the H200), and each window's L2/DRAM work is replayed in cycle order at its
@@ -728,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_real_kernel_trace),
         cmocka_unit_test(test_idle_cycles_skipped),
         cmocka_unit_test(test_windows_exact),
+        cmocka_unit_test(test_clock_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -307,6 +307,13 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         w->has_pending = 0;
         uint64_t before = exec_block_counts(b->eb)->warp_insts;
         exec_step_info *info = &c->info;
+        /* %clock/%clock64/%globaltimer read the cycle the instruction can issue first: the
+         * next cycle after the previous issue (at its first instruction, the warp's start).
+         * Exact for a warp that is selected as soon as it is ready; one competing with other
+         * warps of its scheduler reads a few cycles early. */
+        uint64_t at = w->issued ? now + 1 : now;
+        uint64_t mhz = c->a->sm_clock_mhz > 0 ? (uint64_t)c->a->sm_clock_mhz : 1000u;
+        exec_block_set_clock(b->eb, at, at * 1000u / mhz);
         /* exec clears the fields before addr[] only; the control flags after it must start 0 */
         memset(&info->is_branch, 0, sizeof *info - offsetof(exec_step_info, is_branch));
         wl_status st = exec_warp_step(b->eb, w->bw, info, c->d);
@@ -535,6 +542,7 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         trace_write_issue(c->tr, &(trace_issue){(uint32_t)sp->sm->id, w->slot, t, g->line,
                                                 g->exec_mask});
     w->has_pending = 0;
+    w->issued = 1;
     uint64_t ready = t + 1;
     uint8_t kind = SB_FIXED;
     switch (w->res) {

@@ -132,6 +132,7 @@ typedef struct tw {
     uint8_t res;            /* RES_* of the pending instruction */
     uint8_t in_active;      /* two-level: in the active set */
     uint8_t run_reason;     /* reason of the open run [run_start, charged); 0xff none */
+    uint8_t issued;         /* has issued an instruction (clock reads: sched_fetch) */
     uint32_t slot;          /* warp slot in the SM; scheduler = slot % subpartitions */
     int idx;                /* position in its scheduler's arrays */
     uint64_t start;         /* first resident cycle */
