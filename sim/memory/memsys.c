@@ -365,9 +365,19 @@ void memsys_prefetch(const memsys_t *m, uint32_t sm, int local, const uint64_t *
             cache_prefetch(l1, sectors[i] / m->spl | (local ? MEMSYS_LOCAL_TAG : 0));
 }
 
-size_t memsys_pending(const memsys_t *m)
+uint64_t memsys_min_l2_latency(const arch_t *a)
 {
-    return m->ndq;
+    /* l2.c: a read hit completes >= lat_l2_near (far: lat_l2_far) after it reaches the L2, a
+     * miss >= lat_dram, a write is acknowledged after lat_l2_near, an atomic's result is back
+     * >= lat_atomic_global */
+    int m = a->lat_l2_near;
+    if (a->l2_partitions > 1 && a->lat_l2_far < m)
+        m = a->lat_l2_far;
+    if (a->lat_dram < m)
+        m = a->lat_dram;
+    if (a->lat_atomic_global < m)
+        m = a->lat_atomic_global;
+    return m > 1 ? (uint64_t)m : 1u;
 }
 
 int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)

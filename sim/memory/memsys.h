@@ -75,8 +75,9 @@ uint64_t memsys_access_deferred(memsys_t *m, uint32_t sm, memsys_kind kind, int 
 /* A host-cache hint: SM sm accesses these sectors soon (changes nothing simulated). */
 void memsys_prefetch(const memsys_t *m, uint32_t sm, int local, const uint64_t *sectors,
                      uint32_t n);
-/* Requests waiting for memsys_resolve. */
-size_t memsys_pending(const memsys_t *m);
+/* The shortest time any L2-side access takes (from reaching the L2 to completion) with arch a:
+ * the longest window for which the deferred mode is exact. */
+uint64_t memsys_min_l2_latency(const arch_t *a);
 /* Replays the recorded L2 work; *out lists every pending request's completion in replay
  * order (valid until the next call). -1 when out of memory. */
 int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n);

@@ -175,6 +175,20 @@ wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t)
 
 /* ---- setup and the run --------------------------------------------------------------------- */
 
+/* Does any function of the module read %clock, %clock64 or %globaltimer? Only then does
+ * sched_fetch tell the functional engine the cycle before each step. */
+static int module_reads_clock(const ptx_module *m)
+{
+    for (uint32_t f = 0; f < m->nfuncs; f++)
+        for (uint32_t i = 0; i < m->funcs[f].nops; i++) {
+            const ptx_operand *o = &m->funcs[f].ops[i];
+            if (o->kind == PTX_OPND_SREG && o->sreg >= PTX_SR_CLOCK &&
+                o->sreg <= PTX_SR_GLOBALTIMER_HI)
+                return 1;
+        }
+    return 0;
+}
+
 static wl_status setup(tctx *c, const timing_config *cfg)
 {
     const arch_t *a = c->a;
@@ -182,6 +196,7 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->nsm = a->sm_count;
     c->nsub = a->sub_partitions > 0 ? a->sub_partitions : 1;
     c->nf = c->m->nfuncs ? c->m->nfuncs : 1;
+    c->reads_clock = module_reads_clock(c->m);
     c->queue_depth = a->lsu_queue_depth < 1    ? 1
                      : a->lsu_queue_depth > 16 ? 16 /* the queues' ring size */
                                                : (uint32_t)a->lsu_queue_depth;

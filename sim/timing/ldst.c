@@ -40,7 +40,6 @@ static int listed(const uint64_t *list, uint32_t n, uint64_t w)
 
 /* Do the active lanes access base + lane * size, for one base? (The common "thread i takes
  * element i" pattern.) Sets *base. */
-static int base_aligned_linear(const exec_step_info *in, uint32_t size, uint64_t *base);
 static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
 {
     uint32_t m = in->exec_mask;
@@ -70,8 +69,7 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
     if (per == 0)
         per = 1;
     uint64_t base;
-    if (size == bank_bytes * (32 / per) && banks == 32 && in->exec_mask &&
-        base_aligned_linear(in, size, &base)) {
+    if (size == bank_bytes * (32 / per) && banks == 32 && base_aligned_linear(in, size, &base)) {
         /* each group of `per` lanes reads `banks` consecutive words: one per bank, one
          * wavefront per group with an active lane */
         uint32_t g = 0;

@@ -61,17 +61,7 @@ int mem_resolve(mem_t *m, const memsys_done **out, size_t *n)
 
 uint64_t mem_min_l2_latency(const arch_t *a)
 {
-    /* l2.c: a read hit completes >= lat_l2_near (far: lat_l2_far) after it reaches the L2, a
-     * miss >= lat_dram, a write is acknowledged after lat_l2_near, an atomic's result is back
-     * >= lat_atomic_global */
-    int m = a->lat_l2_near;
-    if (a->l2_partitions > 1 && a->lat_l2_far < m)
-        m = a->lat_l2_far;
-    if (a->lat_dram < m)
-        m = a->lat_dram;
-    if (a->lat_atomic_global < m)
-        m = a->lat_atomic_global;
-    return m > 1 ? (uint64_t)m : 1u;
+    return memsys_min_l2_latency(a);
 }
 
 void mem_fill_result(const mem_t *m, timing_result *res)

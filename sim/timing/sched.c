@@ -311,9 +311,11 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
          * next cycle after the previous issue (at its first instruction, the warp's start).
          * Exact for a warp that is selected as soon as it is ready; one competing with other
          * warps of its scheduler reads a few cycles early. */
-        uint64_t at = w->issued ? now + 1 : now;
-        uint64_t mhz = c->a->sm_clock_mhz > 0 ? (uint64_t)c->a->sm_clock_mhz : 1000u;
-        exec_block_set_clock(b->eb, at, at * 1000u / mhz);
+        if (c->reads_clock) {
+            uint64_t at = w->issued ? now + 1 : now;
+            uint64_t mhz = c->a->sm_clock_mhz > 0 ? (uint64_t)c->a->sm_clock_mhz : 1000u;
+            exec_block_set_clock(b->eb, at, at * 1000u / mhz);
+        }
         /* exec clears the fields before addr[] only; the control flags after it must start 0 */
         memset(&info->is_branch, 0, sizeof *info - offsetof(exec_step_info, is_branch));
         wl_status st = exec_warp_step(b->eb, w->bw, info, c->d);

@@ -230,6 +230,7 @@ typedef struct tctx {
     diag_t *d;
     int policy;
     uint32_t nf;            /* functions in the module (scoreboard key stride) */
+    int reads_clock;        /* the module reads %clock/%clock64/%globaltimer (sched_fetch) */
     int nsm, nsub;
     tsm *sms;
     tsmsp *sp;
