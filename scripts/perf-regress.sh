@@ -75,7 +75,8 @@ trap 'rm -rf "$out"' EXIT
 # the functional engine's own launcher (launch_kernel): instruction and lane counts of the
 # benchmark kernels (its timing fields dropped)
 WARPLAB_ROOT=$root "$build/tests/bench_exec" |
-    sed 's/ in  *[0-9.]* s CPU = *[0-9.]* M warp insts\/s//' >"$out/bench_exec.res"
+    sed 's/ in  *[0-9.]* s CPU = *[0-9.]* M warp insts\/s//; s/(median of [0-9]* runs, [0-9.-]*; /(/' \
+        >"$out/bench_exec.res"
 mkdir -p "$dir"
 case $mode in
 record)

@@ -1,6 +1,9 @@
 /* bench_exec: functional-execution speed of the executor, in warp instructions per second on one
  * core, for a few kernels of tests/data/exec/basic.ptx (run with `meson test --benchmark` or
- * directly). Prints one line per kernel and exits 0; numbers depend on the machine. */
+ * directly). Each launch runs BENCH_RUNS times (a launch takes 0.04-0.6 s, short enough for a
+ * timer tick or another process to move one run by 10 %); the line gives the median run and the
+ * spread. Prints one line per kernel and exits 0; numbers depend on the machine.
+ * Usage: bench_exec [KERNEL] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +30,18 @@ typedef struct {
     size_t buf_bytes;
 } bench_case;
 
-static int run_case(const ptx_module *m, const bench_case *c)
+#define BENCH_RUNS 5
+
+static int cmp_double(const void *a, const void *b)
 {
-    const ptx_func *k = ptx_find_func(m, c->kernel);
-    if (!k) {
-        fprintf(stderr, "bench: kernel %s not found\n", c->kernel);
-        return 1;
-    }
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One launch of case c: its CPU time in *dt and its statistics in *st. */
+static int run_once(const ptx_module *m, const ptx_func *k, const bench_case *c, double *dt,
+                    launch_stats *st)
+{
     devmem_t *mem = devmem_create(0);
     uint8_t params[256] = {0};
     diag_t d;
@@ -56,10 +64,9 @@ static int run_case(const ptx_module *m, const bench_case *c)
     cfg.dyn_smem = c->dyn;
     cfg.params = params;
     cfg.params_size = k->param_size;
-    launch_stats st;
     double t0 = now();
-    wl_status s = launch_kernel(m, k, &cfg, mem, &st, &d);
-    double dt = now() - t0;
+    wl_status s = launch_kernel(m, k, &cfg, mem, st, &d);
+    *dt = now() - t0;
     devmem_destroy(mem);
     if (s != WL_OK) {
         char buf[1400];
@@ -67,10 +74,27 @@ static int run_case(const ptx_module *m, const bench_case *c)
         fprintf(stderr, "bench: %s: %s\n", c->kernel, buf);
         return 1;
     }
+    return 0;
+}
+
+static int run_case(const ptx_module *m, const bench_case *c)
+{
+    const ptx_func *k = ptx_find_func(m, c->kernel);
+    if (!k) {
+        fprintf(stderr, "bench: kernel %s not found\n", c->kernel);
+        return 1;
+    }
+    double dt[BENCH_RUNS];
+    launch_stats st;
+    for (int r = 0; r < BENCH_RUNS; r++)
+        if (run_once(m, k, c, &dt[r], &st) != 0)
+            return 1;
+    qsort(dt, BENCH_RUNS, sizeof dt[0], cmp_double);
+    double med = dt[BENCH_RUNS / 2], w = (double)st.warp_insts * 1e-6;
     printf("%-10s grid %7u x %4u: %11llu warp insts in %7.3f s CPU = %6.1f M warp insts/s "
-           "(%.1f lanes active)\n", c->kernel, c->grid, c->block,
-           (unsigned long long)st.warp_insts, dt, (double)st.warp_insts / dt * 1e-6,
-           st.avg_active_lanes);
+           "(median of %d runs, %.1f-%.1f; %.1f lanes active)\n", c->kernel, c->grid, c->block,
+           (unsigned long long)st.warp_insts, med, w / med, BENCH_RUNS, w / dt[BENCH_RUNS - 1],
+           w / dt[0], st.avg_active_lanes);
     return 0;
 }
 

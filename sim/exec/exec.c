@@ -141,6 +141,7 @@ void exec_prog_destroy(exec_prog *p)
         for (uint32_t i = 0; i < p->m->nfuncs; i++) {
             free(p->funcs[i].ins);
             free(p->funcs[i].imm);
+            free(p->funcs[i].immlanes);
             free(p->funcs[i].clear);
         }
     for (uint32_t i = 0; i < p->ncalls; i++)
@@ -209,6 +210,14 @@ static void block_reset(exec_block *b, const uint32_t ctaid[3], int fresh)
 void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
 {
     block_reset(b, ctaid, 0);
+}
+
+void exec_prog_slots(const exec_prog *p, uint32_t *regs, uint32_t *imm, uint32_t *declared)
+{
+    const xfunc *kf = &p->funcs[p->kindex];
+    *regs = kf->nregs;
+    *imm = kf->nimm;
+    *declared = p->k->nregs;
 }
 
 exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_t *d)
@@ -303,18 +312,21 @@ const exec_counts *exec_block_counts(const exec_block *b)
 /* ------------------------------------------------------------------------------------------ */
 /* Registers an instruction reads and writes, as IR register indices (immediate and scratch slots
  * are not registers). */
-void exec_list_regs(xinsn *in, uint32_t nregs)
+int exec_dst_operands(const xinsn *in)
 {
-    const ptx_insn *ir = in->ir;
-    int ndst = 0;
-    in->nsrc = in->ndst = 0;
-    switch (ir->op) {
+    switch (in->ir->op) {
     case PTX_OP_ST: case PTX_OP_RED: case PTX_OP_BRA: case PTX_OP_CALL: case PTX_OP_RET:
     case PTX_OP_EXIT: case PTX_OP_CP_ASYNC: case PTX_OP_MBAR_INIT: case PTX_OP_BAR_WARP_SYNC:
-        ndst = 0; break;
-    case PTX_OP_BAR: ndst = in->mode == PTX_BAR_RED; break;
-    default: ndst = in->nops > 0 ? 1 : 0; break;
+        return 0;
+    case PTX_OP_BAR: return in->mode == PTX_BAR_RED;
+    default: return in->nops > 0 ? 1 : 0;
     }
+}
+
+void exec_list_regs(xinsn *in, uint32_t nregs)
+{
+    int ndst = exec_dst_operands(in);
+    in->nsrc = in->ndst = 0;
     for (int k = 0; k < in->nops; k++) {
         const xop *o = &in->o[k];
         int32_t rs[5];
@@ -493,7 +505,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         out->exec_mask = m;
     }
     b->cnt.warp_insts++;
-    b->cnt.thread_insts += (uint64_t)xpopc(m);
+    b->cnt.thread_insts += m == XFULL ? 32u : (uint64_t)xpopc(m);
     if (in->op < PTX_OP_COUNT)
         b->cnt.op_count[in->op]++;
     wl_status st = WL_OK;
@@ -659,7 +671,7 @@ static wl_status run_fast(exec_block *b, xwarp *W, uint64_t max_insts, diag_t *d
             t->pc++;
         }
         cnt->warp_insts++;
-        cnt->thread_insts += (uint64_t)xpopc(m);
+        cnt->thread_insts += m == XFULL ? 32u : (uint64_t)xpopc(m);
         cnt->op_count[in->op]++;
         if (m && in->lane == XL_FAST) {
             in->fast(in, regs, m);

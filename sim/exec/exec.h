@@ -58,6 +58,10 @@ typedef struct {
 wl_status exec_prog_create(const ptx_module *m, const ptx_func *k, const exec_grid *g,
                            devmem_t *mem, exec_prog **out, diag_t *d);
 void exec_prog_destroy(exec_prog *p);
+/* Register-file slots (32 lanes x 64 bits each) of the kernel's frame: *regs hold its virtual
+ * registers, shared by registers whose live ranges do not overlap (xalloc.c), *imm its
+ * immediates; *declared is the number of virtual registers the PTX declares. */
+void exec_prog_slots(const exec_prog *p, uint32_t *regs, uint32_t *imm, uint32_t *declared);
 
 /* A CTA at block index (x, y, z), all its warps at the first instruction. NULL on out of memory
  * (d set). */

@@ -37,6 +37,10 @@ typedef struct {
     int32_t slot;      /* XO_SLOT: slot; XO_ADDR: base-register slot or -1 */
     int32_t vec[4];    /* XO_VEC: slots, -1 for the sink `_` */
     int64_t off;       /* XO_ADDR: constant part (symbol address resolved) */
+    /* XO_SLOT naming an immediate: its 32 lanes in the function's shared copy (xfunc.immlanes),
+     * which the hottest handlers read (XSRC) instead of the warp's own copy, so that thousands
+     * of warps share one set of host cache lines; NULL otherwise. */
+    const uint64_t *cptr;
 } xop;
 
 /* A value computed into a scratch slot before the instruction runs. */
@@ -91,6 +95,7 @@ typedef struct {
     uint32_t n;
     uint32_t nregs, nimm, nslots;
     uint64_t *imm;                   /* values of slots nregs .. nregs+nimm-1 */
+    uint64_t *immlanes;              /* the same, 32 lanes each (read-only, shared by warps) */
     uint32_t nclear, *clear;         /* registers a reused block clears: nclear runs of
                                         (first, count) (xinit.c; the kernel only) */
     int imm_clobbered;               /* some instruction may write an immediate slot (an
@@ -184,8 +189,22 @@ struct exec_block {
     uint64_t clock, timer_ns;
 };
 
-/* exec.c: fills in->nsrc/src/ndst/dst (called by the decoder once operands are final). */
+/* exec.c: fills in->nsrc/src/ndst/dst (called by the decoder once operands are final, before
+ * xalloc renumbers the slots: these stay IR register indices). */
 void exec_list_regs(xinsn *in, uint32_t nregs);
+/* How many leading operands of in are destinations (the rest are read). */
+int exec_dst_operands(const xinsn *in);
+/* xalloc.c: shares register slots between registers whose live ranges do not overlap
+ * (renumbers in->o/guard/pre slots and xf->nregs/nslots; after exec_list_regs). */
+wl_status xalloc_func(xfunc *xf, diag_t *d);
+/* Operand k of x is read from lanes that may not execute x: shfl's source value (the lane it
+ * reads may have exited or never existed); every operand of the other warp-wide operations
+ * (conservatively). xinit clears such registers; xalloc gives them slots of their own. */
+static inline int xcross_lane(const xinsn *x, int k)
+{
+    return (x->op == PTX_OP_SHFL && k == 1) || x->op == PTX_OP_VOTE ||
+           x->op == PTX_OP_MATCH || x->op == PTX_OP_REDUX;
+}
 /* xdec.c */
 wl_status xdec_func(exec_prog *p, int fi, diag_t *d);
 /* xinit.c: fills p->funcs[fi].nclear/clear (after decoding). */
@@ -240,5 +259,10 @@ static inline int xpopc(uint32_t v)
 
 /* Slot access: the 32 lanes of slot s in the current frame. */
 #define XR(regs, s) ((regs) + (size_t)(s) * 32u)
+/* A source operand's 32 lanes: the shared copy of an immediate, else its slot. */
+static inline const uint64_t *XSRC(const xop *o, const uint64_t *regs)
+{
+    return o->cptr ? o->cptr : XR(regs, o->slot);
+}
 
 #endif

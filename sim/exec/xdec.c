@@ -288,6 +288,32 @@ static uint8_t mem_space(const exec_prog *p, const ptx_func *f, const ptx_insn *
     }
 }
 
+/* The function's immediates, 32 lanes each, shared by every warp (xop.cptr), unless some
+ * instruction may write an immediate's slot (then each warp's own copy is the truth). */
+static wl_status share_immediates(xfunc *xf, diag_t *d)
+{
+    if (xf->imm_clobbered || xf->nimm == 0)
+        return WL_OK;
+    xf->immlanes = malloc((size_t)xf->nimm * 32 * sizeof *xf->immlanes);
+    if (!xf->immlanes)
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    for (uint32_t i = 0; i < xf->nimm; i++)
+        for (int l = 0; l < 32; l++)
+            xf->immlanes[(size_t)i * 32 + (size_t)l] = xf->imm[i];
+    for (uint32_t i = 0; i < xf->n; i++) {
+        xinsn *x = &xf->ins[i];
+        if (x->op == PTX_OP_CALL)
+            continue;
+        for (int k = 0; k < x->nops; k++) {
+            xop *o = &x->o[k];
+            if (o->kind == XO_SLOT && o->slot >= (int32_t)xf->nregs &&
+                (uint32_t)o->slot < xf->nregs + xf->nimm)
+                o->cptr = xf->immlanes + (size_t)(o->slot - (int32_t)xf->nregs) * 32;
+        }
+    }
+    return WL_OK;
+}
+
 wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
 {
     xfunc *xf = &p->funcs[fi];
@@ -486,6 +512,10 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
         xf->imm = it.vals;
         it.vals = NULL;
     }
+    if (st == WL_OK)
+        st = xalloc_func(xf, d);
+    if (st == WL_OK)
+        st = share_immediates(xf, d);
     free(it.vals);
     free(it.hash);
     return st;

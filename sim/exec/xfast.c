@@ -38,7 +38,9 @@
     {                                                                                              \
         int32_t d = in->o[0].slot, a = in->o[1].slot;                                              \
         int32_t b = nsrc > 1 ? in->o[2].slot : a, c = nsrc > 2 ? in->o[3].slot : a;                \
-        const uint64_t *A = XR(regs, a), *B = XR(regs, b), *C = XR(regs, c);                       \
+        const uint64_t *A = XSRC(&in->o[1], regs);                                                 \
+        const uint64_t *B = nsrc > 1 ? XSRC(&in->o[2], regs) : A;                                  \
+        const uint64_t *C = nsrc > 2 ? XSRC(&in->o[3], regs) : A;                                  \
         uint64_t K = (kexpr);                                                                      \
         (void)K;                                                                                   \
         if (m == XFULL && d != a && d != b && d != c) {                                            \
@@ -143,12 +145,14 @@ xnz_fn xfast_pick_nz_mask(void)
 static void f_ffma(const xinsn *in, uint64_t *regs, uint32_t m)
 {
     int32_t d = in->o[0].slot, a = in->o[1].slot, b = in->o[2].slot, c = in->o[3].slot;
+    const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
+    const uint64_t *C = XSRC(&in->o[3], regs);
     if (m == XFULL && d != a && d != b && d != c) {
-        xopf_fma32_rn(XR(regs, a), XR(regs, b), XR(regs, c), XR(regs, d));
+        xopf_fma32_rn(A, B, C, XR(regs, d));
         return;
     }
     uint64_t T[32];
-    xopf_fma32_rn(XR(regs, a), XR(regs, b), XR(regs, c), T);
+    xopf_fma32_rn(A, B, C, T);
     commit(XR(regs, d), T, m);
 }
 

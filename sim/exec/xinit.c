@@ -51,15 +51,6 @@ static int full_defs(const xinsn *x, uint32_t nr, int32_t defs[2])
     return k;
 }
 
-/* Operand k of x is read from lanes that may not execute x: shfl's source value (the lane it
- * reads may have exited or never existed); every operand of the other warp-wide operations
- * (conservatively). */
-static int cross_lane(const xinsn *x, int k)
-{
-    return (x->op == PTX_OP_SHFL && k == 1) || x->op == PTX_OP_VOTE ||
-           x->op == PTX_OP_MATCH || x->op == PTX_OP_REDUX;
-}
-
 #define HAS(s, r) (((s)[(r) / 64] >> ((r) % 64)) & 1)
 
 /* Marks in need[] the registers x reads while not in the assigned set a (NULL: none is). */
@@ -70,7 +61,7 @@ static void mark_uses(const xinsn *x, uint32_t nr, const uint64_t *a, uint8_t *n
     for (int k = 0; k < x->nops; k++) {
         const xop *o = &x->o[k];
         int32_t rs[4];
-        int n = 0, all = cross_lane(x, k);
+        int n = 0, all = xcross_lane(x, k);
         if (k == 0 && ndef > 0)
             continue; /* the destination: written, not read */
         if (o->kind == XO_SLOT || o->kind == XO_ADDR)

@@ -19,8 +19,8 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
     uint64_t dmask = dbits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dbits) - 1;
     switch (in->op) {
     case PTX_OP_SHFL: {
-        const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);
-        const uint64_t *C = XR(regs, in->o[3].slot);
+        const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
+        const uint64_t *C = XSRC(&in->o[3], regs);
         for (int l = 0; l < 32; l++) {
             if (!((m >> l) & 1))
                 continue;

@@ -1,0 +1,400 @@
+/* xalloc: register-file slots for a decoded function, shared by virtual registers whose live
+ * ranges do not overlap.
+ *
+ * What the hardware does: ptxas maps the PTX's virtual registers (nvcc writes a fresh one for
+ * almost every value: 20-200 per kernel) onto a few dozen physical registers. Why we do the
+ * same: a slot is 32 lanes x 64 bits (256 bytes), and one slot per virtual register takes 5-50 KB
+ * per warp for the project's kernels; with thousands of warps resident on 132 SMs that is far
+ * more than the host's caches hold, and the timing model waits on host memory (docs/
+ * performance.md). Sharing slots by liveness (red_shuffle: 77 registers in 8 slots) gives the
+ * same results with a fraction of the footprint. Before that, registers that only ever hold
+ * one immediate are replaced by it (propagate_constants).
+ *
+ * Method: a backward liveness analysis over the CFG's basic blocks gives each register the set of
+ * instructions where it is live; its interval is the hull of those points, in instruction order,
+ * together with every instruction that reads or writes it. Registers with disjoint intervals
+ * share a slot (greedy interval colouring, optimal for intervals). Why this is exact under SIMT:
+ * each thread still executes one path of the CFG, and an instruction writes only the lanes that
+ * execute it, so each lane's slot holds what that thread's register would hold wherever the
+ * register is live on the thread's path. Conservative choices:
+ * - a guarded write, or a bar.red destination (delivered when the barrier completes), does not
+ *   end the register's previous live range (lanes whose guard is false keep the old value);
+ * - an instruction's destinations never share a slot with its own operands (some handlers write
+ *   a lane's result before reading another lane's operand);
+ * - vote, match and redux read only lanes that execute them, where the register is live; so
+ *   does shfl.sync when its membermask is the immediate 0xffffffff (every lane must execute it).
+ *   Any other shfl's source register gets a slot of its own for the whole function: a lane that
+ *   exited or waits elsewhere still shows that register's last value (or the zero of a new
+ *   block), as with one slot per register (tests/test_exec_ptx.c, test_block_reuse);
+ * - a register nothing reads is written to the sink slot of `_`;
+ * - a function with .v2/.v4 registers, or too large for the bit sets, keeps one slot per
+ *   register.
+ * Scoreboard keys and exec_step_info's register lists stay IR register indices (exec_list_regs
+ * runs before this). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec_int.h"
+#include "ptx.h"
+
+#define XALLOC_MAX_WORDS (4u << 20) /* bit-set words for all blocks; larger: not shared */
+
+/* The IR registers (< nr) an instruction reads and writes. */
+typedef struct {
+    uint32_t nr;
+    int32_t uses[16], defs[16];
+    int nuse, ndef, kill; /* kill: the definitions write every lane that executes x */
+    int32_t pin;          /* a register read from lanes that may not execute x, or -1 */
+} xa_ops;
+
+static void add(int32_t *v, int *n, int32_t r, uint32_t nr)
+{
+    if (r >= 0 && (uint32_t)r < nr && *n < 16)
+        v[(*n)++] = r;
+}
+
+/* shfl.sync with the immediate membermask 0xffffffff: every lane of the warp executes it (CUDA
+ * requires it), so the lanes it reads are lanes that execute it. */
+static int shfl_full(const xfunc *xf, const xinsn *x)
+{
+    if (x->nops < 5 || x->o[4].kind != XO_SLOT)
+        return 0;
+    int32_t s = x->o[4].slot;
+    return s >= (int32_t)xf->nregs && (uint32_t)s < xf->nregs + xf->nimm && !xf->imm_clobbered &&
+           (uint32_t)xf->imm[s - (int32_t)xf->nregs] == 0xffffffffu;
+}
+
+/* Returns 0 when x has more register operands than xa_ops holds (the caller gives up). */
+static int collect(const xfunc *xf, const xinsn *x, uint32_t nr, xa_ops *o)
+{
+    o->nr = nr;
+    o->nuse = o->ndef = 0;
+    o->pin = -1;
+    if (x->op == PTX_OP_SHFL && x->nops > 1 && x->o[1].kind == XO_SLOT && x->o[1].slot >= 0 &&
+        (uint32_t)x->o[1].slot < nr && !shfl_full(xf, x))
+        o->pin = x->o[1].slot;
+    int nd = exec_dst_operands(x);
+    int total = 0;
+    for (int k = 0; k < x->nops; k++) {
+        const xop *op = &x->o[k];
+        int32_t rs[4];
+        int n = 0;
+        if ((op->kind == XO_SLOT || op->kind == XO_ADDR) && op->slot >= 0)
+            rs[n++] = op->slot;
+        else if (op->kind == XO_VEC)
+            for (int v = 0; v < op->n && v < 4; v++)
+                rs[n++] = op->vec[v];
+        for (int i = 0; i < n; i++) {
+            if (rs[i] < 0 || (uint32_t)rs[i] >= nr)
+                continue;
+            total++;
+            if (k < nd && op->kind != XO_ADDR)
+                add(o->defs, &o->ndef, rs[i], nr);
+            else
+                add(o->uses, &o->nuse, rs[i], nr);
+        }
+    }
+    if (x->guard >= 0 && (uint32_t)x->guard < nr) {
+        add(o->uses, &o->nuse, x->guard, nr);
+        total++;
+    }
+    o->kill = x->guard < 0 && x->op != PTX_OP_BAR && x->op < PTX_OP_COUNT;
+    return total <= 16;
+}
+
+#define BIT(s, r) (((s)[(r) / 64] >> ((r) % 64)) & 1)
+#define SET(s, r) ((s)[(r) / 64] |= UINT64_C(1) << ((r) % 64))
+#define CLR(s, r) ((s)[(r) / 64] &= ~(UINT64_C(1) << ((r) % 64)))
+
+/* Live intervals [lo[r], hi[r]] (instruction indices); lo > hi for a register never named;
+ * read[r] = 1 for a register some instruction reads. Returns -1 to give up. */
+static int intervals(const xfunc *xf, uint32_t *lo, uint32_t *hi, uint8_t *read)
+{
+    const ptx_func *f = xf->f;
+    uint32_t nr = xf->nregs, nb = f->nblocks, n = xf->n;
+    size_t nw = (nr + 63) / 64;
+    if (nb == 0 || n == 0 || !f->blocks || nw * nb * 2 > XALLOC_MAX_WORDS)
+        return -1;
+    for (uint32_t r = 0; r < nr; r++) {
+        lo[r] = UINT32_MAX;
+        hi[r] = 0;
+    }
+    xa_ops *ops = malloc((size_t)n * sizeof *ops);
+    uint8_t *pinned = calloc(nr, 1);
+    uint64_t *in = calloc(nw * nb, 8), *out = calloc(nw * nb, 8), *cur = calloc(nw, 8);
+    int rc = -1;
+    if (!ops || !in || !out || !cur || !pinned)
+        goto done;
+    for (uint32_t i = 0; i < n; i++)
+        if (!collect(xf, &xf->ins[i], nr, &ops[i]))
+            goto done;
+    /* The blocks must cover every instruction once, in order (ptx_cfg builds them so). */
+    for (uint32_t b = 0, next = 0; b < nb; b++) {
+        if (f->blocks[b].first != next || f->blocks[b].last < f->blocks[b].first ||
+            f->blocks[b].last >= n)
+            goto done;
+        next = f->blocks[b].last + 1;
+        if (b == nb - 1 && next != n)
+            goto done;
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t b = nb; b-- > 0;) {
+            const ptx_block *bl = &f->blocks[b];
+            uint64_t *o = out + (size_t)b * nw;
+            for (unsigned s = 0; s < bl->nsucc; s++)
+                if (bl->succ[s] < nb)
+                    for (size_t w = 0; w < nw; w++)
+                        o[w] |= in[(size_t)bl->succ[s] * nw + w];
+            memcpy(cur, o, nw * 8);
+            for (uint32_t i = bl->last + 1; i-- > bl->first;) {
+                const xa_ops *x = &ops[i];
+                if (x->kill)
+                    for (int k = 0; k < x->ndef; k++)
+                        CLR(cur, x->defs[k]);
+                for (int k = 0; k < x->nuse; k++)
+                    SET(cur, x->uses[k]);
+            }
+            uint64_t *bi = in + (size_t)b * nw;
+            for (size_t w = 0; w < nw; w++)
+                if ((cur[w] | bi[w]) != bi[w]) {
+                    bi[w] |= cur[w];
+                    changed = 1;
+                }
+        }
+    }
+    for (uint32_t b = 0; b < nb; b++) {
+        const ptx_block *bl = &f->blocks[b];
+        const uint64_t *bi = in + (size_t)b * nw, *bo = out + (size_t)b * nw;
+        for (size_t w = 0; w < nw; w++) {
+            for (uint64_t x = bi[w]; x; x &= x - 1) {
+                uint32_t r = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
+                if (bl->first < lo[r]) lo[r] = bl->first;
+                if (bl->first > hi[r]) hi[r] = bl->first;
+            }
+            for (uint64_t x = bo[w]; x; x &= x - 1) {
+                uint32_t r = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
+                if (bl->last < lo[r]) lo[r] = bl->last;
+                if (bl->last > hi[r]) hi[r] = bl->last;
+            }
+        }
+    }
+    memset(read, 0, nr);
+    for (uint32_t i = 0; i < n; i++) {
+        const xa_ops *x = &ops[i];
+        if (x->pin >= 0) /* the whole function: a slot of its own */
+            pinned[x->pin] = 1;
+        for (int k = 0; k < x->nuse; k++)
+            read[x->uses[k]] = 1;
+        for (int k = 0; k < x->nuse + x->ndef; k++) {
+            uint32_t r = (uint32_t)(k < x->nuse ? x->uses[k] : x->defs[k - x->nuse]);
+            if (i < lo[r]) lo[r] = i;
+            if (i > hi[r]) hi[r] = i;
+        }
+    }
+    for (uint32_t r = 0; r < nr; r++)
+        if (pinned[r]) {
+            lo[r] = 0;
+            hi[r] = n - 1;
+        }
+    rc = 0;
+done:
+    free(pinned);
+    free(ops);
+    free(in);
+    free(out);
+    free(cur);
+    return rc;
+}
+
+typedef struct {
+    uint32_t lo, hi, r;
+} xa_iv;
+
+static int by_lo(const void *a, const void *b)
+{
+    const xa_iv *x = a, *y = b;
+    return x->lo != y->lo ? (x->lo < y->lo ? -1 : 1) : (x->r < y->r ? -1 : x->r > y->r);
+}
+
+/* Registers that only ever hold one immediate: nvcc writes `mov.u32 %r12, 16;` and then names
+ * %r12 where the instruction could take 16 (shfl offsets and clamps, loop steps). A register
+ * written once, by an unguarded mov of an immediate that fits its width, in the entry block or
+ * the block of each of its readers, before them, holds that value wherever it is read: the
+ * readers read the immediate instead (the function's shared copy, xop.cptr) and the register
+ * is no longer read (its mov writes the sink). Scoreboard keys are unchanged (exec_list_regs
+ * ran before), so the timing is too. */
+static void propagate_constants(xfunc *xf)
+{
+    const ptx_func *f = xf->f;
+    uint32_t nr = xf->nregs, n = xf->n;
+    if (xf->imm_clobbered || xf->nimm == 0 || n == 0 || !f->blocks)
+        return;
+    uint32_t *blk = malloc(n * sizeof *blk), *def = malloc(nr * sizeof *def);
+    uint8_t *ok = malloc(nr);
+    if (!blk || !def || !ok)
+        goto done;
+    for (uint32_t i = 0; i < n; i++)
+        blk[i] = UINT32_MAX;
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        for (uint32_t i = f->blocks[b].first; i <= f->blocks[b].last && i < n; i++)
+            blk[i] = b;
+    for (uint32_t r = 0; r < nr; r++) {
+        def[r] = UINT32_MAX;
+        ok[r] = 1;
+    }
+    /* the single definition of each register */
+    for (uint32_t i = 0; i < n; i++) {
+        const xinsn *x = &xf->ins[i];
+        int nd = exec_dst_operands(x);
+        for (int k = 0; k < x->nops; k++) {
+            const xop *o = &x->o[k];
+            int dst = k < nd && o->kind != XO_ADDR;
+            if (o->kind == XO_VEC) {
+                for (int v = 0; v < o->n && v < 4; v++)
+                    if (o->vec[v] >= 0 && (uint32_t)o->vec[v] < nr)
+                        ok[o->vec[v]] = 0; /* written or read as part of a vector */
+            } else if (o->kind == XO_ADDR) {
+                if (o->slot >= 0 && (uint32_t)o->slot < nr)
+                    ok[o->slot] = 0;
+            } else if (o->kind == XO_SLOT && dst && o->slot >= 0 && (uint32_t)o->slot < nr) {
+                uint32_t r = (uint32_t)o->slot;
+                ok[r] = ok[r] && def[r] == UINT32_MAX;
+                def[r] = i;
+            }
+        }
+        if (x->guard >= 0 && (uint32_t)x->guard < nr)
+            ok[x->guard] = 0;
+    }
+    for (uint32_t r = 0; r < nr; r++) {
+        if (!ok[r] || def[r] == UINT32_MAX) {
+            ok[r] = 0;
+            continue;
+        }
+        const xinsn *x = &xf->ins[def[r]];
+        int32_t s = x->nops == 2 && x->o[1].kind == XO_SLOT ? x->o[1].slot : -1;
+        uint64_t mask = x->o[0].bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << x->o[0].bits) - 1;
+        ok[r] = x->op == PTX_OP_MOV && x->guard < 0 && x->o[0].kind == XO_SLOT &&
+                s >= (int32_t)nr && (uint32_t)s < nr + xf->nimm &&
+                (xf->imm[s - (int32_t)nr] & ~mask) == 0 && blk[def[r]] != UINT32_MAX;
+    }
+    /* every reader must come after the definition on every path */
+    for (uint32_t i = 0; i < n; i++) {
+        const xinsn *x = &xf->ins[i];
+        int nd = exec_dst_operands(x);
+        for (int k = nd; k < x->nops; k++) {
+            const xop *o = &x->o[k];
+            if (o->kind != XO_SLOT || o->slot < 0 || (uint32_t)o->slot >= nr || !ok[o->slot])
+                continue;
+            uint32_t r = (uint32_t)o->slot, db = blk[def[r]];
+            if (!((blk[i] == db && i > def[r]) || (db == 0 && blk[i] != 0 && blk[i] != UINT32_MAX)))
+                ok[r] = 0;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        xinsn *x = &xf->ins[i];
+        int nd = exec_dst_operands(x);
+        for (int k = nd; k < x->nops; k++) {
+            xop *o = &x->o[k];
+            if (o->kind == XO_SLOT && o->slot >= 0 && (uint32_t)o->slot < nr && ok[o->slot])
+                o->slot = xf->ins[def[o->slot]].o[1].slot;
+        }
+    }
+done:
+    free(blk);
+    free(def);
+    free(ok);
+}
+
+#define XA_SINK UINT32_MAX /* map[]: a register nothing reads: its writes go to the sink slot */
+
+/* map[r] = slot for every register (XA_SINK for one never read); returns the number of slots,
+ * or 0 to keep one per register. Greedy colouring in order of interval start: a slot is reused
+ * once the interval that held it ended before the new one starts. */
+static uint32_t colour(const xfunc *xf, uint32_t *map)
+{
+    uint32_t nr = xf->nregs;
+    uint32_t *lo = malloc(nr * sizeof *lo), *hi = malloc(nr * sizeof *hi);
+    uint8_t *read = malloc(nr);
+    xa_iv *iv = malloc(nr * sizeof *iv);
+    uint32_t *slot_end = malloc(nr * sizeof *slot_end);
+    uint32_t nslot = 0, niv = 0;
+    if (!lo || !hi || !read || !iv || !slot_end || intervals(xf, lo, hi, read) != 0)
+        goto done;
+    for (uint32_t r = 0; r < nr; r++) {
+        map[r] = read[r] ? 0 : XA_SINK;
+        if (lo[r] <= hi[r] && read[r])
+            iv[niv++] = (xa_iv){lo[r], hi[r], r};
+    }
+    qsort(iv, niv, sizeof *iv, by_lo);
+    /* Slots are few (tens): a linear search for the free one with the lowest index keeps the
+     * assignment deterministic and simple. */
+    for (uint32_t k = 0; k < niv; k++) {
+        uint32_t s = 0;
+        while (s < nslot && slot_end[s] >= iv[k].lo)
+            s++;
+        if (s == nslot)
+            nslot++;
+        slot_end[s] = iv[k].hi;
+        map[iv[k].r] = s;
+    }
+    if (nslot == 0)
+        nslot = 1;
+done:
+    free(lo);
+    free(hi);
+    free(read);
+    free(iv);
+    free(slot_end);
+    return nslot;
+}
+
+static void remap(int32_t *s, const uint32_t *map, uint32_t nr, uint32_t np, uint32_t sink)
+{
+    if (*s < 0)
+        return;
+    if ((uint32_t)*s >= nr)
+        *s = *s - (int32_t)nr + (int32_t)np;
+    else
+        *s = map[*s] == XA_SINK ? (int32_t)sink : (int32_t)map[*s];
+}
+
+wl_status xalloc_func(xfunc *xf, diag_t *d)
+{
+    uint32_t nr = xf->nregs;
+    if (nr == 0)
+        return WL_OK;
+    for (uint32_t r = 0; r < nr; r++)
+        if (xf->f->regs[r].vec > 1)
+            return WL_OK;
+    uint32_t *map = malloc(nr * sizeof *map);
+    if (!map)
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    propagate_constants(xf);
+    uint32_t np = colour(xf, map);
+    if (np == 0 || np > nr) {
+        free(map);
+        return WL_OK;
+    }
+    uint32_t sink = np + xf->nimm + XNSCRATCH - 1; /* xdec's sink for `_` (after renumbering) */
+    for (uint32_t i = 0; i < xf->n; i++) {
+        xinsn *x = &xf->ins[i];
+        if (x->op == PTX_OP_CALL)
+            continue;
+        for (int k = 0; k < x->nops; k++) {
+            xop *o = &x->o[k];
+            if (o->kind == XO_SLOT || o->kind == XO_ADDR)
+                remap(&o->slot, map, nr, np, sink);
+            else if (o->kind == XO_VEC)
+                for (int v = 0; v < o->n && v < 4; v++)
+                    remap(&o->vec[v], map, nr, np, sink);
+        }
+        remap(&x->guard, map, nr, np, sink);
+        for (int k = 0; k < x->npre; k++)
+            remap(&x->pre[k].slot, map, nr, np, sink);
+    }
+    xf->nslots = xf->nslots - nr + np;
+    xf->nregs = np;
+    free(map);
+    return WL_OK;
+}
