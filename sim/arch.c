@@ -99,6 +99,7 @@ static const arch_field fields[] = {
     F_INT("latency", atomic_global, lat_atomic_global, 1, 100000, "cycles"),
     F_INT("latency", barrier, lat_barrier, 0, 100000, "cycles"),
     F_INT("latency", barrier_per_warp, lat_barrier_per_warp, 0, 100000, "cycles per warp"),
+    F_INT("latency", its_sync, lat_its_sync, 0, 100000, "cycles"),
     F_INT("latency", block_launch, lat_block_launch, 0, 1000000, "cycles"),
     F_INT("latency", kernel_launch, lat_kernel_launch, 0, 10000000, "cycles"),
 
@@ -107,6 +108,7 @@ static const arch_field fields[] = {
     F_INT("pipes", fp64, issue_fp64, 1, 1024, "cycles per warp instruction"),
     F_INT("pipes", sfu, issue_sfu, 1, 1024, "cycles per warp instruction"),
     F_INT("pipes", lsu, issue_lsu, 1, 1024, "cycles per warp instruction"),
+    F_INT("pipes", its_sync, issue_its_sync, 0, 100000, "cycles per divergent __syncwarp"),
     F_INT("pipes", lsu_queue_depth, lsu_queue_depth, 1, 64, "instructions"),
     F_INT("pipes", fma_heavy_lite, fma_heavy_lite, 0, 1, "(1: FMA-heavy + FMA-lite halves)"),
 };

@@ -81,6 +81,7 @@ typedef struct {
     int lat_atomic_global;
     int lat_barrier;              /* bar.sync base cost */
     int lat_barrier_per_warp;     /* added per warp taking part */
+    int lat_its_sync;             /* a divergent __syncwarp: from its issue to the warp's next */
     int lat_block_launch;         /* from a block slot freeing to the next block starting */
     int lat_kernel_launch;        /* GPU-side kernel start, not counted in time_us */
 
@@ -90,6 +91,7 @@ typedef struct {
     int issue_fp64;
     int issue_sfu;
     int issue_lsu;
+    int issue_its_sync;           /* a divergent __syncwarp holds its SMSP's unit this long */
     int lsu_queue_depth;          /* memory instructions one SMSP can have queued */
     /* 1: the FMA pipe is two halves, FMA-heavy (FP32 and IMAD) and FMA-lite (FP32 only), each
      * taking a warp instruction every 2 * issue_fma cycles (GA10x, GH100); 0: one pipe (GV100,

@@ -388,6 +388,34 @@ static void test_divergent_branch(void **state)
     tt_close(&t);
 }
 
+/* ---- __syncwarp in a diverged warp (independent thread scheduling) ---------------------------
+ * H200: lat_its_sync 182, issue_its_sync 41 (warpsync.json). mov 0, setp 5, bra 10 (divergent;
+ * branch_resolving 11-14); the taken half's bar.warp.sync at 15 (16 of 32 live lanes: the warp
+ * is diverged) parks its lanes and the warp switches to the other half, whose first instruction
+ * waits until 15 + 182 = 197 (branch_resolving 16-196); that half's bar.warp.sync at 197 is
+ * diverged too (the unit is free again since 15 + 41), so `bra END` waits until 197 + 182 = 379;
+ * ret at 384 after branch_resolving 380-383; retires at 385. The same code converged (one
+ * path) would pay nothing extra for __syncwarp. */
+static const char its_sync[] = HDR
+    ".visible .entry k()\n{\n .reg .b32 %r<4>;\n .reg .pred %p<2>;\n"
+    " mov.u32 %r1, %tid.x;\n setp.lt.u32 %p1, %r1, 16;\n @%p1 bra TAKEN;\n"
+    " bar.warp.sync -1;\n bra END;\n"
+    "TAKEN:\n bar.warp.sync -1;\n"
+    "END:\n ret;\n}\n";
+
+static void test_divergent_syncwarp(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, its_sync, "k");
+    tt_run_ok(&t);
+    expect_u64("cycles", t.r.cycles, 385);
+    expect_u64("warp instructions", t.r.warp_instructions, 7);
+    expect_u64("branch_resolving", t.r.stalls[STALL_BRANCH_RESOLVING], 4 + 181 + 181 + 4);
+    expect_u64("wait", t.r.stalls[STALL_WAIT], 8);
+    tt_close(&t);
+}
+
 /* ---- scheduler policies on a crafted case -------------------------------------------------
  * A block of 5 warps: scheduler 0 holds warps 0 and 4 (slots 0 and 4), each with three
  * independent FP32 adds (FMA pipe, one per cycle) and ret.
@@ -748,6 +776,7 @@ int main(void)
         cmocka_unit_test(test_barrier_slow_warp),
         cmocka_unit_test(test_global_load_store),
         cmocka_unit_test(test_divergent_branch),
+        cmocka_unit_test(test_divergent_syncwarp),
         cmocka_unit_test(test_policies),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_real_kernel_trace),

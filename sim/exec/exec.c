@@ -383,6 +383,7 @@ static void fill_static(const xwarp *W, const xfunc *xf, const xinsn *in, exec_s
     out->col = in->ir->col;
     out->loc_line = in->ir->loc_line;
     out->active = W->simt[W->sp - 1].mask;
+    out->live = W->live;
     out->nsrc = in->nsrc;
     out->ndst = in->ndst;
     memcpy(out->src, in->src, sizeof out->src);

@@ -93,6 +93,7 @@ typedef struct {
     uint32_t line, col;   /* PTX position */
     uint32_t loc_line;    /* .loc source line (0 when none) */
     uint32_t active;      /* lanes active at issue (SIMT stack top) */
+    uint32_t live;        /* lanes of the warp that have not exited (active is a subset) */
     uint32_t exec_mask;   /* lanes that executed (active and guard true) */
     uint8_t nsrc, ndst;   /* registers read / written (IR register indices of `func`) */
     int32_t src[EXEC_MAX_REGS], dst[EXEC_MAX_REGS];

@@ -69,6 +69,22 @@ static int int_on_fma(const tctx *c, const exec_step_info *in, const ptx_insn *i
     }
 }
 
+/* A __syncwarp (bar.warp.sync) in a diverged warp: some lanes that have not exited are on
+ * another path. Since Volta each thread has its own program counter (independent thread
+ * scheduling), and the SASS of such a __syncwarp is a WARPSYNC whose divergent case branches to
+ * an out-of-line sequence that parks the arriving threads and switches the warp to the other
+ * path (gpu/measured/h200/microbench/warpsync-sass.txt). On the H200 it costs about 180 cycles
+ * before the warp goes on (Nsight Compute: branch_resolving) and holds a unit of the SMSP for
+ * about 40 (warpsync.json). We model a unit per SMSP that takes one such __syncwarp every
+ * issue_its_sync cycles; the warp waits for its turn and then lat_its_sync cycles, all of it
+ * branch_resolving (the top stall of its_swap in Nsight Compute). A converged __syncwarp costs
+ * what it did before (no unit, no wait). */
+static int its_sync(const tctx *c, const exec_step_info *in)
+{
+    return in->opcode == PTX_OP_BAR_WARP_SYNC && in->exec_mask != 0 &&
+           (in->active & in->live) != in->live && c->a->issue_its_sync > 0;
+}
+
 /* Which resource the instruction needs at issue (see timing_int.h). */
 static uint8_t classify(const tctx *c, const exec_step_info *in)
 {
@@ -240,6 +256,8 @@ static void digest(tctx *c, tw *w, const exec_step_info *in)
         if (o->kind == PTX_OPND_IMM)
             g->sleep = (uint32_t)(o->imm * (uint64_t)a->sm_clock_mhz / 1000u + 1u);
     }
+    if (its_sync(c, in))
+        g->flags |= D_ITS;
     g->ndst = in->ndst;
     for (int i = 0; i < in->ndst; i++)
         g->dst[i] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
@@ -584,6 +602,11 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     wl_status st = WL_OK;
     if (g->flags & D_BRANCH)
         w->T[C_BRANCH] = t + (uint64_t)a->lat_alu; /* resolved on the integer pipe */
+    if (g->flags & D_ITS) { /* the path switch of a divergent __syncwarp (its_sync) */
+        uint64_t turn = max64(t, sp->its_free);
+        sp->its_free = turn + (uint64_t)a->issue_its_sync;
+        w->T[C_BRANCH] = max64(w->T[C_BRANCH], turn + (uint64_t)a->lat_its_sync);
+    }
     if (g->flags & D_MEMBAR) {
         w->membar_base = t + 1;
         w->pend_membar = w->npend > 0;

@@ -99,11 +99,11 @@ typedef enum { TW_ACTIVE, TW_BARRIER, TW_DRAIN } tw_state;
 /* The pending instruction, digested at fetch while the functional engine's record is still in
  * the host caches; issue reads only this (and, for global/local accesses, the sector list). */
 enum { D_BRANCH = 1, D_MEMBAR = 2, D_YIELD = 4, D_BARRIER = 8, D_BAR_WAITS = 16, D_SHARED = 32,
-       D_SHFL = 64, D_EXPAND = 128 };
+       D_SHFL = 64, D_EXPAND = 128, D_ITS = 256 };
 typedef struct {
     uint32_t exec_mask, exit_mask, line;
     uint16_t opcode;
-    uint8_t flags;          /* D_* */
+    uint16_t flags;         /* D_* */
     uint8_t ndst;
     uint8_t space;          /* ptx_space of the memory access */
     uint8_t mkind;          /* mem_kind */
@@ -197,6 +197,7 @@ typedef struct tsmsp {
     /* per RES_* class: first cycle its queue has room / its pipe is free (0 when n/a) */
     uint64_t qready[RES_COUNT], pready[RES_COUNT];
     uint64_t sfu_free, lsu_free;
+    uint64_t its_free;      /* the unit that runs divergent __syncwarps (issue_mio) */
     uint64_t alu_free, heavy_free, lite_free; /* math pipes: first free cycle (T_INF: absent) */
     uint64_t lg_ring[16], mio_ring[16]; /* departure cycles of the last `depth` entries */
     uint32_t lg_pos, mio_pos;
