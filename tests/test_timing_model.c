@@ -692,6 +692,47 @@ static void test_clock_reads(void **state)
     tt_close(&t);
 }
 
+/* ---- %smid reads the SM the block runs on ----------------------------------------------------
+ * 400 blocks of 1024 threads (two resident per SM, so 136 wait for a free SM); block i first
+ * loops (i * 7) % 13 times, so blocks finish out of order and the late blocks land on SMs that
+ * are not i % 132 (what a functional run reports). Thread 0 stores %smid and %nsmid. */
+static const char smid_kernel[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n .reg .b64 %rd<5>;\n"
+    " .reg .pred %p<3>;\n"
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n"
+    " mul.lo.u32 %r5, %r2, 7;\n rem.u32 %r5, %r5, 13;\n"
+    "LOOP:\n setp.eq.u32 %p2, %r5, 0;\n @%p2 bra OUT;\n sub.u32 %r5, %r5, 1;\n bra LOOP;\n"
+    "OUT:\n setp.ne.u32 %p1, %r1, 0;\n"
+    " @%p1 bra DONE;\n mov.u32 %r3, %smid;\n mov.u32 %r4, %nsmid;\n"
+    " mul.wide.u32 %rd2, %r2, 8;\n add.s64 %rd3, %rd1, %rd2;\n"
+    " st.global.v2.u32 [%rd3], {%r3, %r4};\n"
+    "DONE:\n ret;\n}\n";
+
+static void test_smid(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, smid_kernel, "k");
+    t.cfg.grid[0] = 400;
+    t.cfg.block[0] = 1024;
+    uint64_t out = tt_buffer(&t, 400 * 8);
+    tt_run_ok(&t);
+    const uint32_t *v = (const uint32_t *)devmem_translate(t.mem, out, 400 * 8);
+    assert_non_null(v);
+    expect_u64("block records", t.r.nblocks, 400);
+    int moved = 0;
+    for (uint32_t i = 0; i < 400; i++) {
+        const timing_block_rec *br = &t.r.blocks[i];
+        if (br->block != i || v[2 * i] != br->sm || v[2 * i + 1] != 132)
+            fail_msg("block %u: %%smid %u, %%nsmid %u; ran on SM %u", i, v[2 * i], v[2 * i + 1],
+                     br->sm);
+        moved += br->sm != i % 132; /* not the functional mode's guess */
+    }
+    if (moved == 0)
+        fail_msg("every block ran on SM (block %% 132): the test cannot tell the two apart");
+    tt_close(&t);
+}
+
 /* ---- SM windows are exact for memory ----------------------------------------------------------
  * SMs are simulated one after another over windows of up to the shortest L2-side latency
  * (281 cycles on the H200), and each window's L2/DRAM work is replayed in cycle order at its
@@ -777,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_global_load_store),
         cmocka_unit_test(test_divergent_branch),
         cmocka_unit_test(test_divergent_syncwarp),
+        cmocka_unit_test(test_smid),
         cmocka_unit_test(test_policies),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_real_kernel_trace),

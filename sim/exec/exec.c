@@ -167,6 +167,7 @@ static void block_reset(exec_block *b, const uint32_t ctaid[3], int fresh)
     memset(b->bars, 0, sizeof b->bars);
     memset(&b->cnt, 0, sizeof b->cnt);
     b->has_clock = 0;
+    b->has_sm = 0;
     b->clock = b->timer_ns = 0;
     memset(b->smem, 0, p->smem_bytes);
     const xfunc *kf = &p->funcs[p->kindex];
@@ -275,6 +276,12 @@ void exec_block_destroy(exec_block *b)
     free(b->w);
     free(b->smem);
     free(b);
+}
+
+void exec_block_set_sm(exec_block *b, uint32_t smid)
+{
+    b->has_sm = 1;
+    b->smid = smid;
 }
 
 void exec_block_set_clock(exec_block *b, uint64_t cycles, uint64_t ns)

@@ -70,6 +70,9 @@ void exec_block_destroy(exec_block *b);
 /* The timing model's time for %clock/%clock64 (SM cycles) and %globaltimer (ns) as seen by the
  * block's next instructions. Without it they read the block's warp-instruction count. */
 void exec_block_set_clock(exec_block *b, uint64_t cycles, uint64_t ns);
+/* The SM the timing model placed the block on, as %smid reads it; without it (functional
+ * runs) %smid is the block's linear index modulo the SM count. exec_block_reset forgets it. */
+void exec_block_set_sm(exec_block *b, uint32_t smid);
 /* Reuses b for another block index: as if freshly created (zeroed registers and memories). */
 void exec_block_reset(exec_block *b, const uint32_t ctaid[3]);
 int exec_block_nwarps(const exec_block *b);

@@ -186,6 +186,8 @@ struct exec_block {
     exec_counts cnt;                 /* its first fields share the first line with the above */
     xbar bars[16];
     int has_clock;                   /* set by exec_block_set_clock */
+    int has_sm;                      /* set by exec_block_set_sm */
+    uint32_t smid;
     uint64_t clock, timer_ns;
 };
 

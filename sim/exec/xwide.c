@@ -188,7 +188,7 @@ void xwide_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_
             v = 1; break;
         case PTX_SR_WARPID: v = (uint64_t)warp; break;
         case PTX_SR_NWARPID: v = 64; break;
-        case PTX_SR_SMID: v = lin % (uint64_t)nsm; break;
+        case PTX_SR_SMID: v = b->has_sm ? b->smid : lin % (uint64_t)nsm; break;
         case PTX_SR_NSMID: v = (uint64_t)nsm; break;
         case PTX_SR_GRIDID: v = 1; break;
         /* Functional mode has no clock: the block's warp-instruction count stands in for it

@@ -105,6 +105,7 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
             return st;
         }
     }
+    exec_block_set_sm(b->eb, (uint32_t)s); /* %smid: where it runs */
     b->id = id;
     b->sm = (uint32_t)s;
     b->start = start;
