@@ -107,6 +107,48 @@ static void test_unrolled_loop_control(void **state)
                "");
 }
 
+/* Selects ptxas folds into a predicated write (div_short's loop): both operands computed in
+ * the block and read only by the selp. Not folded: an operand read again, an immediate
+ * operand, an operand computed in another block. */
+static void expect_select_fold(const char *body, int want)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             HDR ".visible .entry k(.param .u32 n)\n{\n .reg .b32 %%r<12>;\n .reg .pred %%p<3>;\n"
+                 " ld.param.u32 %%r1, [n];\n%s ret;\n}\n", body);
+    ptx_module *m = parse(text);
+    diag_t d;
+    assert_int_equal(ptx_schedule(m, &d), WL_OK);
+    const ptx_func *f = &m->funcs[0];
+    int got = -1;
+    for (uint32_t i = 0; i < f->ninsns; i++)
+        if (f->insns[i].op == PTX_OP_SELP)
+            got = (f->insns[i].flags & PTX_F_SELECT_FOLD) != 0;
+    if (got != want)
+        fail_msg("selp folded %d, want %d in:\n%s", got, want, body);
+    ptx_module_free(m);
+}
+
+static void test_select_fold(void **state)
+{
+    (void)state;
+    const char *pre = " and.b32 %r2, %r1, 1;\n setp.eq.b32 %p1, %r2, 1;\n";
+    char b[512];
+    snprintf(b, sizeof b, "%s mad.lo.s32 %%r3, %%r1, 3, 1;\n shr.u32 %%r4, %%r1, 1;\n"
+             " selp.b32 %%r5, %%r3, %%r4, %%p1;\n add.s32 %%r6, %%r5, 7;\n", pre);
+    expect_select_fold(b, 1);
+    snprintf(b, sizeof b, "%s mad.lo.s32 %%r3, %%r1, 3, 1;\n shr.u32 %%r4, %%r1, 1;\n"
+             " selp.b32 %%r5, %%r3, %%r4, %%p1;\n add.s32 %%r6, %%r5, %%r4;\n", pre);
+    expect_select_fold(b, 0); /* %r4 is read again */
+    snprintf(b, sizeof b, "%s mad.lo.s32 %%r3, %%r1, 3, 1;\n"
+             " selp.b32 %%r5, %%r3, 9, %%p1;\n add.s32 %%r6, %%r5, 7;\n", pre);
+    expect_select_fold(b, 0); /* an immediate: a SEL */
+    snprintf(b, sizeof b, " mad.lo.s32 %%r3, %%r1, 3, 1;\n shr.u32 %%r4, %%r1, 1;\n"
+             " setp.eq.s32 %%p2, %%r1, 0;\n @%%p2 bra L;\nL:\n%s"
+             " selp.b32 %%r5, %%r3, %%r4, %%p1;\n add.s32 %%r6, %%r5, 7;\n", pre);
+    expect_select_fold(b, 0); /* operands from another block */
+}
+
 /* Memory accesses keep their order among themselves (a load never passes a store), barriers
  * are fixed, a guarded write keeps its place relative to readers of the old value. */
 static const char mem[] = HDR
@@ -225,6 +267,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loop_control_hoisted),
         cmocka_unit_test(test_unrolled_loop_control),
+        cmocka_unit_test(test_select_fold),
         cmocka_unit_test(test_memory_and_barrier_order),
         cmocka_unit_test(test_loads_pass_other_spaces),
         cmocka_unit_test(test_pressure),

@@ -210,6 +210,8 @@ enum {
     PTX_F_NOUNROLL = 1u << 26,    /* after `.pragma "nounroll";` (kept for the compiler model) */
     PTX_F_UNROLL_CTL = 1u << 27,  /* set by ptx_schedule: control (counter, compare, back
                                      branch) of a loop ptxas unrolls 4 times (ptx_sched.c) */
+    PTX_F_SELECT_FOLD = 1u << 28, /* set by ptx_schedule: a selp ptxas turns into a predicated
+                                     write of one of its operands (ptx_sched.c) */
 };
 
 /* Special registers. Components x/y/z are separate ids. */

@@ -32,6 +32,13 @@
  * issues them in one iteration out of 4 and folds them in the other three: the unrolled SASS
  * runs the same body instructions with a quarter of the loop control.
  *
+ * Selects: `selp d, a, b, p` whose operands a and b are both computed in its block by
+ * unguarded instructions and read nowhere else is not an instruction in SASS: ptxas writes a
+ * into d and predicates b's producer to overwrite d where p is false (div_short's loop, CUDA 13.0
+ * sm_90: `IMAD R4 = x*3+1; @P1 SHF.R R4 = x>>1` for `mad; shr; selp`). We mark such a selp
+ * (PTX_F_SELECT_FOLD); the timing model does not issue it, and its result is ready when a, b and
+ * p are. A selp with an immediate or a shared operand stays an instruction (SEL or a move).
+ *
  * What we simplify: ptxas's own latency table is not public; we use the H200's measured
  * latencies rounded (docs/memory.md). Blocks longer than PTX_SCHED_MAX instructions are left
  * as written (the cost of scheduling stays linear). Unrolling is modelled only by its loop
@@ -331,6 +338,28 @@ static void mark_unrolled(ptx_func *f, const ptx_block *bl, const sinfo *si)
     }
 }
 
+/* Marks the selps of block bl that ptxas folds (see the top); uses[r] counts the reads of each
+ * register in the function. Runs on the order as written. */
+static void mark_select_folds(ptx_func *f, const ptx_block *bl, const sinfo *si,
+                              const uint32_t *uses)
+{
+    for (uint32_t i = bl->first; i <= bl->last && i < f->ninsns; i++) {
+        const ptx_insn *in = &f->insns[i];
+        if (in->op != PTX_OP_SELP || in->nops != 4 || in->guard != PTX_NONE)
+            continue;
+        const ptx_operand *ops = &f->ops[in->op0];
+        int ok = 1;
+        for (int k = 1; k <= 2 && ok; k++) {
+            int32_t r = ops[k].reg;
+            ok = ops[k].kind == PTX_OPND_REG && r >= 0 && (uint32_t)r < f->nregs && uses[r] == 1;
+            int32_t w = ok ? last_writer(f, si, bl->first, i, r) : PTX_NONE;
+            ok = ok && w != PTX_NONE && si[w].kind == 0 && si[w].ndst == 1;
+        }
+        if (ok && ops[1].reg != ops[2].reg)
+            f->insns[i].flags |= PTX_F_SELECT_FOLD;
+    }
+}
+
 static int sched_func(ptx_func *f)
 {
     if (f->is_decl || !f->ninsns || !f->nblocks)
@@ -362,6 +391,16 @@ static int sched_func(ptx_func *f)
         describe(f, &f->insns[i], &c.info[i]);
     for (uint32_t b = 0; b < f->nblocks; b++)
         mark_unrolled(f, &f->blocks[b], c.info);
+    uint32_t *uses = calloc(nr, sizeof *uses);
+    if (!uses)
+        goto out;
+    for (uint32_t i = 0; i < f->ninsns; i++)
+        for (unsigned k = 0; k < c.info[i].nsrc; k++)
+            if (c.info[i].src[k] >= 0 && (uint32_t)c.info[i].src[k] < nr)
+                uses[c.info[i].src[k]]++;
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        mark_select_folds(f, &f->blocks[b], c.info, uses);
+    free(uses);
     for (uint32_t b = 0; b < f->nblocks; b++) {
         const ptx_block *bl = &f->blocks[b];
         uint32_t i = bl->first;

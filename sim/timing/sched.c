@@ -306,6 +306,7 @@ static int folds(const tctx *c, const exec_step_info *in)
         return k == PTX_OPND_IMM || k == PTX_OPND_FIMM || k == PTX_OPND_SYM;
     }
     case PTX_OP_CVTA: return ir->space == PTX_SPACE_GLOBAL ? 2 : 0;
+    case PTX_OP_SELP: return ir->flags & PTX_F_SELECT_FOLD ? 2 : 0; /* ptx_sched.c */
     case PTX_OP_CVT: {
         unsigned d = ir->type[0], s = ir->type[1];
         int d64 = d == PTX_T_U64 || d == PTX_T_S64 || d == PTX_T_B64;
