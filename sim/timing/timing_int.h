@@ -197,7 +197,7 @@ typedef struct tsmsp {
     /* per RES_* class: first cycle its queue has room / its pipe is free (0 when n/a) */
     uint64_t qready[RES_COUNT], pready[RES_COUNT];
     uint64_t sfu_free, lsu_free;
-    uint64_t its_free;      /* the unit that runs divergent __syncwarps (issue_mio) */
+    uint64_t its_free;      /* the unit that runs __syncwarps of diverged warps (its_sync) */
     uint64_t alu_free, heavy_free, lite_free; /* math pipes: first free cycle (T_INF: absent) */
     uint64_t lg_ring[16], mio_ring[16]; /* departure cycles of the last `depth` entries */
     uint32_t lg_pos, mio_pos;
