@@ -138,6 +138,22 @@ static const char step_ptx[] = HDR
     "L:\n"
     "exit;\n}\n";
 
+/* A program for t's kernel on a 1-D grid (the step API's tests drive its blocks themselves). */
+static exec_prog *kt_prog(kt *t, uint32_t grid, uint32_t block, uint32_t dyn, int num_sms)
+{
+    exec_grid g;
+    memset(&g, 0, sizeof g);
+    g.grid[0] = grid; g.grid[1] = g.grid[2] = 1;
+    g.block[0] = block; g.block[1] = g.block[2] = 1;
+    g.dyn_smem = dyn;
+    g.num_sms = num_sms;
+    g.params = t->params;
+    g.params_size = t->k->param_size;
+    exec_prog *p;
+    assert_int_equal(exec_prog_create(t->m, t->k, &g, t->mem, &p, &t->d), WL_OK);
+    return p;
+}
+
 static void test_step_api(void **state)
 {
     (void)state;
@@ -145,14 +161,7 @@ static void test_step_api(void **state)
     kt_text(&t, step_ptx, "s");
     uint64_t d = kt_buf(&t, NULL, 4 * 32);
     kt_arg(&t, 0, d);
-    exec_grid g;
-    memset(&g, 0, sizeof g);
-    g.grid[0] = g.grid[1] = g.grid[2] = 1;
-    g.block[0] = 20; g.block[1] = g.block[2] = 1;
-    g.params = t.params;
-    g.params_size = t.k->param_size;
-    exec_prog *p;
-    assert_int_equal(exec_prog_create(t.m, t.k, &g, t.mem, &p, &t.d), WL_OK);
+    exec_prog *p = kt_prog(&t, 1, 20, 0, 0);
     uint32_t c[3] = {0, 0, 0};
     exec_block *b = exec_block_create(p, c, &t.d);
     assert_non_null(b);
@@ -518,16 +527,7 @@ static void test_special_registers(void **state)
     kt_text(&t, sreg_ptx, "sr");
     uint64_t d = kt_buf(&t, NULL, 64 * 64);
     kt_arg(&t, 0, d);
-    exec_grid g;
-    memset(&g, 0, sizeof g);
-    g.grid[0] = 300; g.grid[1] = g.grid[2] = 1;
-    g.block[0] = 64; g.block[1] = g.block[2] = 1;
-    g.dyn_smem = 512;
-    g.num_sms = 132;
-    g.params = t.params;
-    g.params_size = t.k->param_size;
-    exec_prog *p;
-    assert_int_equal(exec_prog_create(t.m, t.k, &g, t.mem, &p, &t.d), WL_OK);
+    exec_prog *p = kt_prog(&t, 300, 64, 512, 132);
     uint32_t c[3] = {140, 0, 0};
     exec_block *b = exec_block_create(p, c, &t.d);
     assert_non_null(b);
@@ -599,14 +599,7 @@ static void test_register_slots(void **state)
     kt_text(&t, chain_ptx, "chain");
     uint64_t d = kt_buf(&t, NULL, 32 * 4);
     kt_arg(&t, 0, d);
-    exec_grid g;
-    memset(&g, 0, sizeof g);
-    g.grid[0] = g.grid[1] = g.grid[2] = 1;
-    g.block[0] = 32; g.block[1] = g.block[2] = 1;
-    g.params = t.params;
-    g.params_size = t.k->param_size;
-    exec_prog *p;
-    assert_int_equal(exec_prog_create(t.m, t.k, &g, t.mem, &p, &t.d), WL_OK);
+    exec_prog *p = kt_prog(&t, 1, 32, 0, 0);
     uint32_t regs, imm, declared;
     exec_prog_slots(p, &regs, &imm, &declared);
     exec_prog_destroy(p);
