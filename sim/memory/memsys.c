@@ -400,8 +400,10 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
         lo = m->dq[i].issue < lo ? m->dq[i].issue : lo;
         hi = m->dq[i].issue > hi ? m->dq[i].issue : hi;
     }
+    if (hi - lo >= (1u << 20)) /* a window is at most the shortest L2 latency (281 on the H200) */
+        return -2;
     size_t span = (size_t)(hi - lo) + 1;
-    if (hi - lo >= (1u << 20) || !reserve((void **)&m->cnt, &m->capcnt, span + 1, sizeof *m->cnt))
+    if (!reserve((void **)&m->cnt, &m->capcnt, span + 1, sizeof *m->cnt))
         return -1;
     memset(m->cnt, 0, (span + 1) * sizeof *m->cnt);
     for (size_t i = 0; i < nq; i++)

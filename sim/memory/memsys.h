@@ -79,7 +79,8 @@ void memsys_prefetch(const memsys_t *m, uint32_t sm, int local, const uint64_t *
  * the longest window for which the deferred mode is exact. */
 uint64_t memsys_min_l2_latency(const arch_t *a);
 /* Replays the recorded L2 work; *out lists every pending request's completion in replay
- * order (valid until the next call). -1 when out of memory. */
+ * order (valid until the next call). -1 when out of memory, -2 when the recorded requests span
+ * 2^20 cycles or more (the caller's windows are far longer than the deferred mode allows). */
 int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n);
 
 #endif

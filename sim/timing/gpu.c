@@ -449,7 +449,11 @@ static wl_status resolve_window(tctx *c)
 {
     const memsys_done *dn;
     size_t n;
-    if (mem_resolve(c->mem, &dn, &n) != 0)
+    int rc = mem_resolve(c->mem, &dn, &n);
+    if (rc == -2)
+        return diag_set(c->d, WL_EUSAGE, NULL, 0, 0,
+                        "internal: the memory requests of one window span more than 2^20 cycles");
+    if (rc != 0)
         return oom(c);
     tw **ws = c->scratch_resolve;
     size_t nw = 0;

@@ -303,7 +303,8 @@ void mem_set_smem_pool(mem_t *m, uint32_t smem_bytes);
 uint64_t mem_access(mem_t *m, const mem_req *r);
 /* Host-cache hint: SM sm's L1 is asked for these sectors soon (changes nothing simulated). */
 void mem_prefetch(const mem_t *m, uint32_t sm, int local, const uint64_t *sectors, uint32_t n);
-/* Replays the window's L2/DRAM work; *out: each deferred request's owner, token and cycle. */
+/* Replays the window's L2/DRAM work; *out: each deferred request's owner, token and cycle.
+ * memsys_resolve's codes: -1 out of memory, -2 a window far too long. */
 int mem_resolve(mem_t *m, const memsys_done **out, size_t *n);
 /* The shortest latency of any L2-side access: the longest exact window. */
 uint64_t mem_min_l2_latency(const arch_t *a);
