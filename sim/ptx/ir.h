@@ -236,6 +236,12 @@ typedef enum {
     PTX_SR_COUNT = PTX_SR_ENVREG0 + 32
 } ptx_sreg;
 
+/* %clock, %clock64, %globaltimer and their halves: special registers that read time. */
+static inline int ptx_sreg_reads_time(int sreg)
+{
+    return sreg >= PTX_SR_CLOCK && sreg <= PTX_SR_GLOBALTIMER_HI;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Operands                                                                   */
 /* ------------------------------------------------------------------------- */

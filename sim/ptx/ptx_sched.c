@@ -122,7 +122,7 @@ static void describe(const ptx_func *f, const ptx_insn *in, sinfo *s)
                 add_reg(v, n, o->vec[e], &over);
             break;
         case PTX_OPND_SREG:
-            if (o->sreg >= PTX_SR_CLOCK && o->sreg <= PTX_SR_GLOBALTIMER_HI)
+            if (ptx_sreg_reads_time(o->sreg))
                 pure = 0; /* time reads keep their place among the ordered instructions */
             break;
         case PTX_OPND_LABEL: over = 1; break;

@@ -183,8 +183,7 @@ static int module_reads_clock(const ptx_module *m)
     for (uint32_t f = 0; f < m->nfuncs; f++)
         for (uint32_t i = 0; i < m->funcs[f].nops; i++) {
             const ptx_operand *o = &m->funcs[f].ops[i];
-            if (o->kind == PTX_OPND_SREG && o->sreg >= PTX_SR_CLOCK &&
-                o->sreg <= PTX_SR_GLOBALTIMER_HI)
+            if (o->kind == PTX_OPND_SREG && ptx_sreg_reads_time(o->sreg))
                 return 1;
         }
     return 0;
