@@ -420,6 +420,45 @@ static void test_regs_sources(void **state)
     cJSON_Delete(j);
 }
 
+/* With ptxas reporting spill code (a stand-in script: the CI machine may have no CUDA), the
+ * JSON carries spill_bytes and the text report warns that the time is optimistic; without
+ * spills there is no warning. */
+static void test_spill_warning(void **state)
+{
+    (void)state;
+    char *ptxas = getenv("PTXAS") ? strdup(getenv("PTXAS")) : NULL;
+    setenv("PTXAS", tu_path("tests/data/run/fake-ptxas.sh"), 1);
+    setenv("FAKE_PTXAS_STORES", "1020", 1);
+    setenv("FAKE_PTXAS_LOADS", "1200", 1);
+    cJSON *j = saxpy_json(NULL, NULL);
+    assert_string_equal(cJSON_GetObjectItem(j, "regs_source")->valuestring, "ptxas");
+    assert_int_equal(cJSON_GetObjectItem(j, "regs")->valueint, 40);
+    assert_int_equal(cJSON_GetObjectItem(j, "spill_bytes")->valueint, 2220);
+    cJSON_Delete(j);
+    tu_result r;
+    const char *args[] = {"run", tu_path(PTX), "--kernel", "saxpy", "--grid", "1", "--block", "256",
+                          "--arg", "s32:256", "--arg", "f32:2", "--arg", "f32[256]:iota",
+                          "--arg", "f32[256]:zeros"};
+    tu_warplabv(&r, (int)(sizeof args / sizeof args[0]), args);
+    if (r.status != 0 || !strstr(r.out, "spills      ptxas spills to fit 40 registers") ||
+        !strstr(r.out, "2220 B per thread") || !strstr(r.out, "time is optimistic"))
+        fail_msg("exit %d, no spill warning in:\n%s", r.status, r.out);
+    tu_free(&r);
+    setenv("FAKE_PTXAS_STORES", "0", 1);
+    setenv("FAKE_PTXAS_LOADS", "0", 1);
+    tu_warplabv(&r, (int)(sizeof args / sizeof args[0]), args);
+    if (r.status != 0 || strstr(r.out, "spills "))
+        fail_msg("exit %d, a spill warning without spills:\n%s", r.status, r.out);
+    tu_free(&r);
+    unsetenv("FAKE_PTXAS_STORES");
+    unsetenv("FAKE_PTXAS_LOADS");
+    if (ptxas)
+        setenv("PTXAS", ptxas, 1);
+    else
+        unsetenv("PTXAS");
+    free(ptxas);
+}
+
 /* Two identical runs give identical JSON apart from host time. */
 static void test_device_printf(void **state)
 {
@@ -509,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_fault_and_limits),
         cmocka_unit_test(test_million_blocks),
         cmocka_unit_test(test_regs_sources),
+        cmocka_unit_test(test_spill_warning),
         cmocka_unit_test(test_device_printf),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_ptx_order),

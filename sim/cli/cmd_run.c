@@ -88,6 +88,7 @@ typedef struct {
     uint64_t addr[MAX_ARGS]; /* device address of buffer args, 0 for scalars */
     int regs;
     const char *regs_source;
+    int spill_bytes;        /* ptxas: spill stores + loads per thread; -1 when unknown */
     occ_result occ;
     launch_stats st;     /* --sanitize (functional) runs */
     timing_result tr;    /* timed runs; --sanitize fills its instruction counts */
@@ -377,6 +378,7 @@ static int estimate_regs(const ptx_func *f)
 
 static int pick_regs(const run_opts *o, run_state *s)
 {
+    s->spill_bytes = -1;
     if (o->regs > 0) {
         if (o->regs > s->arch.max_regs_per_thread)
             return cli_usage_error(CMD, "--regs %d exceeds the %s limit of %d per thread", o->regs,
@@ -388,11 +390,12 @@ static int pick_regs(const run_opts *o, run_state *s)
     if (ptxas_available()) {
         diag_t d;
         diag_clear(&d);
-        int regs = 0;
-        if (ptxas_query(o->ptx, o->kernel, s->arch.sm_target, &regs, NULL, NULL, NULL, &d) ==
+        int regs = 0, spill = 0;
+        if (ptxas_query(o->ptx, o->kernel, s->arch.sm_target, &regs, NULL, NULL, &spill, &d) ==
             WL_OK) {
             s->regs = regs;
             s->regs_source = "ptxas";
+            s->spill_bytes = spill;
             return WL_OK;
         }
         fprintf(stderr, "warplab run: note: ptxas could not report registers (%s); using the "
@@ -488,6 +491,8 @@ static void print_json(const run_opts *o, const run_state *s)
     cJSON_AddNumberToObject(j, "static_smem", s->fn->smem_static);
     cJSON_AddNumberToObject(j, "regs", s->regs);
     cJSON_AddStringToObject(j, "regs_source", s->regs_source);
+    if (s->spill_bytes >= 0) /* only when ptxas said */
+        cJSON_AddNumberToObject(j, "spill_bytes", s->spill_bytes);
     cJSON_AddNumberToObject(j, "warps_per_sm", s->occ.warps_per_sm);
     cJSON_AddStringToObject(j, "occupancy_limiter", occ_first_limiter(s->occ.limiters));
     /* cycles, time_us, stalls, occupancy, memory counters, opcodes, ... */
@@ -520,6 +525,10 @@ static void print_text(const run_opts *o, const run_state *s)
            s->functional ? ", functional run (--sanitize): instruction counts, no timing" : "");
     printf("  resources   %d registers/thread (%s), %u B static + %" PRIu64 " B dynamic shared\n",
            s->regs, s->regs_source, s->fn->smem_static, o->smem);
+    if (s->spill_bytes > 0)
+        printf("  spills      ptxas spills to fit %d registers (spill stores + loads in the code: "
+               "%d B per thread);\n              the model does not simulate spill traffic: this "
+               "time is optimistic (docs/model.md, section 10)\n", s->regs, s->spill_bytes);
     if (s->functional)
         printf("  executed    %" PRIu64 " warp instructions, %" PRIu64 " thread instructions, "
                "branch efficiency %.1f%%\n", r->warp_instructions, r->thread_instructions,
