@@ -330,21 +330,26 @@ int exec_dst_operands(const xinsn *in)
     }
 }
 
+int exec_operand_regs(const xop *o, uint32_t nregs, int32_t rs[4])
+{
+    int n = 0;
+    if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 && (uint32_t)o->slot < nregs)
+        rs[n++] = o->slot;
+    else if (o->kind == XO_VEC)
+        for (int v = 0; v < o->n && v < 4; v++)
+            if (o->vec[v] >= 0 && (uint32_t)o->vec[v] < nregs)
+                rs[n++] = o->vec[v];
+    return n;
+}
+
 void exec_list_regs(xinsn *in, uint32_t nregs)
 {
     int ndst = exec_dst_operands(in);
     in->nsrc = in->ndst = 0;
     for (int k = 0; k < in->nops; k++) {
         const xop *o = &in->o[k];
-        int32_t rs[5];
-        int n = 0;
-        if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 &&
-            (uint32_t)o->slot < nregs)
-            rs[n++] = o->slot;
-        else if (o->kind == XO_VEC)
-            for (int v = 0; v < o->n; v++)
-                if (o->vec[v] >= 0 && (uint32_t)o->vec[v] < nregs)
-                    rs[n++] = o->vec[v];
+        int32_t rs[4];
+        int n = exec_operand_regs(o, nregs, rs);
         for (int i = 0; i < n; i++) {
             int isdst = k < ndst && o->kind != XO_ADDR;
             if (isdst && in->ndst < EXEC_MAX_REGS)

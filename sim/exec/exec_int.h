@@ -196,6 +196,8 @@ struct exec_block {
 void exec_list_regs(xinsn *in, uint32_t nregs);
 /* How many leading operands of in are destinations (the rest are read). */
 int exec_dst_operands(const xinsn *in);
+/* The registers (slots < nregs) operand o names, into rs[] (at most 4): the count. */
+int exec_operand_regs(const xop *o, uint32_t nregs, int32_t rs[4]);
 /* xalloc.c: shares register slots between registers whose live ranges do not overlap
  * (renumbers in->o/guard/pre slots and xf->nregs/nslots; after exec_list_regs). */
 wl_status xalloc_func(xfunc *xf, diag_t *d);

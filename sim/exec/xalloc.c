@@ -41,7 +41,6 @@
 
 /* The IR registers (< nr) an instruction reads and writes. */
 typedef struct {
-    uint32_t nr;
     int32_t uses[16], defs[16];
     int nuse, ndef, kill; /* kill: the definitions write every lane that executes x */
     int32_t pin;          /* a register read from lanes that may not execute x, or -1 */
@@ -67,7 +66,6 @@ static int shfl_full(const xfunc *xf, const xinsn *x)
 /* Returns 0 when x has more register operands than xa_ops holds (the caller gives up). */
 static int collect(const xfunc *xf, const xinsn *x, uint32_t nr, xa_ops *o)
 {
-    o->nr = nr;
     o->nuse = o->ndef = 0;
     o->pin = -1;
     if (x->op == PTX_OP_SHFL && x->nops > 1 && x->o[1].kind == XO_SLOT && x->o[1].slot >= 0 &&
@@ -78,15 +76,8 @@ static int collect(const xfunc *xf, const xinsn *x, uint32_t nr, xa_ops *o)
     for (int k = 0; k < x->nops; k++) {
         const xop *op = &x->o[k];
         int32_t rs[4];
-        int n = 0;
-        if ((op->kind == XO_SLOT || op->kind == XO_ADDR) && op->slot >= 0)
-            rs[n++] = op->slot;
-        else if (op->kind == XO_VEC)
-            for (int v = 0; v < op->n && v < 4; v++)
-                rs[n++] = op->vec[v];
+        int n = exec_operand_regs(op, nr, rs);
         for (int i = 0; i < n; i++) {
-            if (rs[i] < 0 || (uint32_t)rs[i] >= nr)
-                continue;
             total++;
             if (k < nd && op->kind != XO_ADDR)
                 add(o->defs, &o->ndef, rs[i], nr);

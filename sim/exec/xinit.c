@@ -61,16 +61,12 @@ static void mark_uses(const xinsn *x, uint32_t nr, const uint64_t *a, uint8_t *n
     for (int k = 0; k < x->nops; k++) {
         const xop *o = &x->o[k];
         int32_t rs[4];
-        int n = 0, all = xcross_lane(x, k);
+        int all = xcross_lane(x, k);
         if (k == 0 && ndef > 0)
             continue; /* the destination: written, not read */
-        if (o->kind == XO_SLOT || o->kind == XO_ADDR)
-            rs[n++] = o->slot;
-        else if (o->kind == XO_VEC)
-            for (int v = 0; v < o->n && v < 4; v++)
-                rs[n++] = o->vec[v];
+        int n = exec_operand_regs(o, nr, rs);
         for (int i = 0; i < n; i++)
-            if (rs[i] >= 0 && (uint32_t)rs[i] < nr && (all || !a || !HAS(a, (uint32_t)rs[i])))
+            if (all || !a || !HAS(a, (uint32_t)rs[i]))
                 need[rs[i]] = 1;
     }
     if (x->guard >= 0 && (uint32_t)x->guard < nr && (!a || !HAS(a, (uint32_t)x->guard)))
