@@ -8,6 +8,38 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Warp-wide operations                                                                       */
 /* ------------------------------------------------------------------------------------------ */
+/* shfl.sync with the same b (lane offset) and c (clamp and segment mask) in every lane: the
+ * rule of the general loop below (PTX ISA, shfl.sync) for each lane l, with the source lane j
+ * and the in-range flag computed without per-lane loads or branches. */
+static void shfl_uniform(int mode, uint32_t bv, uint32_t c, const uint64_t *A, uint64_t *res,
+                         uint64_t *pres)
+{
+    int32_t seg = (int32_t)((c >> 8) & 31), cl = (int32_t)(c & 31), b = (int32_t)bv;
+    int32_t j[32], ok[32];
+    switch (mode) { /* one loop per mode, each without branches */
+    case PTX_SHFL_UP:
+        for (int32_t l = 0; l < 32; l++)
+            j[l] = l - b, ok[l] = j[l] >= ((l & seg) | (cl & ~seg));
+        break;
+    case PTX_SHFL_DOWN:
+        for (int32_t l = 0; l < 32; l++)
+            j[l] = l + b, ok[l] = j[l] <= ((l & seg) | (cl & ~seg));
+        break;
+    case PTX_SHFL_BFLY:
+        for (int32_t l = 0; l < 32; l++)
+            j[l] = l ^ b, ok[l] = j[l] <= ((l & seg) | (cl & ~seg));
+        break;
+    default:
+        for (int32_t l = 0; l < 32; l++)
+            j[l] = (l & seg) | (b & ~seg), ok[l] = j[l] <= ((l & seg) | (cl & ~seg));
+        break;
+    }
+    for (int32_t l = 0; l < 32; l++) {
+        res[l] = A[(ok[l] ? j[l] : l) & 31];
+        pres[l] = (uint64_t)ok[l];
+    }
+}
+
 wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
                                uint32_t active, uint32_t m, diag_t *d)
 {
@@ -21,6 +53,11 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
     case PTX_OP_SHFL: {
         const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
         const uint64_t *C = XSRC(&in->o[3], regs);
+        if (in->o[2].cptr && in->o[3].cptr) { /* lane offset and clamp immediates (the usual
+                                                * form): one source lane per lane, no branches */
+            shfl_uniform(in->mode, (uint32_t)B[0] & 31, (uint32_t)C[0], A, res, pres);
+            break;
+        }
         for (int l = 0; l < 32; l++) {
             if (!((m >> l) & 1))
                 continue;
@@ -121,6 +158,14 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
     }
     if (in->op == PTX_OP_ELECT && dst->kind == XO_VEC) {
         /* elect.sync d|p: both optional */
+    }
+    if (m == XFULL) { /* every lane writes: plain copies */
+        uint64_t *D = ds >= 0 ? XR(regs, ds) : NULL, *P = ps >= 0 ? XR(regs, ps) : NULL;
+        for (int l = 0; D && l < 32; l++)
+            D[l] = res[l] & dmask;
+        if (P)
+            memcpy(P, pres, sizeof pres);
+        return WL_OK;
     }
     for (int l = 0; l < 32; l++) {
         if (!((m >> l) & 1))

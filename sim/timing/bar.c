@@ -49,12 +49,12 @@ wl_status bar_arrive(tctx *c, tblock *b, tw *w, uint64_t now, int waits)
     tbar *br = &b->bars[id];
     br->expected = w->dg.bar_count;
     br->arrived += tpopc(w->dg.exec_mask);
-    br->line = w->dg.line;
+    br->line = w->dg.st->line;
     if (waits) {
         w->state = TW_BARRIER;
         w->T[C_BAR] = T_INF;
         w->bar_id = id;
-        w->bar_line = w->dg.line;
+        w->bar_line = w->dg.st->line;
         br->nwaiting++;
     }
     return bar_complete(b, br) ? bar_release(c, b, id, now) : WL_OK;

@@ -204,7 +204,12 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->sp = calloc((size_t)c->nsm * (size_t)c->nsub, sizeof *c->sp);
     c->scratch_blocks = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_blocks);
     c->scratch_warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_warps);
-    if (!c->sms || !c->sp || !c->scratch_blocks || !c->scratch_warps)
+    c->stat = calloc(c->nf, sizeof *c->stat);
+    for (uint32_t f = 0; c->stat && f < c->m->nfuncs; f++)
+        if (c->m->funcs[f].ninsns &&
+            !(c->stat[f] = calloc(c->m->funcs[f].ninsns, sizeof *c->stat[f])))
+            return oom(c);
+    if (!c->sms || !c->sp || !c->scratch_blocks || !c->scratch_warps || !c->stat)
         return oom(c);
     int gpc = 0, left = a->gpc_count > 0 ? a->gpc_sms[0] : c->nsm;
     for (int s = 0; s < c->nsm; s++) {
@@ -334,6 +339,9 @@ static void teardown(tctx *c)
         c->free_blocks = b->next_free;
         block_free(b);
     }
+    for (uint32_t f = 0; c->stat && f < c->nf; f++)
+        free(c->stat[f]);
+    free(c->stat);
     free(c->sms);
     free(c->sp);
     free(c->scratch_blocks);

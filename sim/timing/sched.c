@@ -175,9 +175,12 @@ static void charge_walk(tctx *c, tw *w, uint64_t to)
     }
     while (w->charged < to) {
         uint64_t t = w->charged;
-        int k = 0;
-        while (k < C_COUNT && w->T[k] <= t)
-            k++;
+        /* the first condition not satisfied at t: all nine compared without branches (a
+         * loop that stops at it mispredicts on the host about once per call) */
+        unsigned unsat = 0;
+        for (int k = 0; k < C_COUNT; k++)
+            unsat |= (unsigned)(w->T[k] > t) << k;
+        int k = unsat ? __builtin_ctz(unsat) : C_COUNT;
         if (k == C_COUNT) { /* eligible on a cycle the scheduler did not visit: cannot happen */
             stats_charge(c, w, STALL_NOT_SELECTED, to);
             return;
@@ -216,7 +219,7 @@ static uint64_t math_latency(const tctx *c, const exec_step_info *in)
  * latencies (MUFU class 17 for the three XU/MUFU ones, IMAD 4, ALU 5) about 100 cycles.
  * 64-bit: a call to a division subroutine of roughly four times that (estimate, not traced).
  * By a constant: a multiply-high by a magic number and a shift (IMAD.HI + SHF), 9 cycles. */
-static void expand(const tctx *c, const exec_step_info *in, const ptx_insn *ir, tdigest *g)
+static void expand(const tctx *c, const exec_step_info *in, const ptx_insn *ir, tstatic *g)
 {
     const ptx_operand *div = &c->m->funcs[in->func].ops[ir->op0 + 2];
     int wide = ir->type[0] == PTX_T_U64 || ir->type[0] == PTX_T_S64 || ir->type[0] == PTX_T_B64;
@@ -230,61 +233,40 @@ static void expand(const tctx *c, const exec_step_info *in, const ptx_insn *ir, 
     }
 }
 
-/* Everything issue needs from the functional record, read while it is in the host caches. */
-static void digest(tctx *c, tw *w, const exec_step_info *in)
+/* Everything issue needs from the functional record that depends on the lanes or the
+ * addresses, read while it is in the host caches; the rest is the instruction's tstatic. */
+static void digest(tctx *c, tw *w, const exec_step_info *in, const tstatic *ts)
 {
     const arch_t *a = c->a;
     tdigest *g = &w->dg;
+    g->st = ts;
     g->exec_mask = in->exec_mask;
     g->exit_mask = in->exit_mask;
-    g->line = in->line;
-    g->opcode = in->opcode;
-    g->flags = (uint8_t)((in->is_branch ? D_BRANCH : 0) | (in->yielded ? D_YIELD : 0) |
-                         (in->opcode == PTX_OP_MEMBAR || in->opcode == PTX_OP_FENCE ? D_MEMBAR
-                                                                                    : 0));
-    g->space = in->mem_space;
-    g->mkind = in->mem_atomic ? MEM_ATOMIC : in->mem_store ? MEM_STORE : MEM_LOAD;
-    const ptx_insn *ir = insn_of(c, in);
+    g->flags = (uint16_t)(ts->flags & (uint16_t)~D_BAR_WAITS);
+    if (in->is_branch)
+        g->flags |= D_BRANCH;
+    if (in->yielded)
+        g->flags |= D_YIELD;
     if (in->is_barrier && in->exec_mask) {
-        g->flags |= D_BARRIER | (ir->mode != PTX_BAR_ARRIVE ? D_BAR_WAITS : 0);
+        g->flags |= D_BARRIER | (ts->flags & D_BAR_WAITS);
         g->bar_id = in->bar_id;
         g->bar_count = in->bar_count;
     }
-    g->sleep = TIMING_SLEEP_CYCLES;
-    if (in->yielded && in->opcode == PTX_OP_NANOSLEEP && ir->nops >= 1) {
-        const ptx_operand *o = &c->m->funcs[in->func].ops[ir->op0];
-        if (o->kind == PTX_OPND_IMM)
-            g->sleep = (uint32_t)(o->imm * (uint64_t)a->sm_clock_mhz / 1000u + 1u);
-    }
     if (its_sync(c, in))
         g->flags |= D_ITS;
-    g->ndst = in->ndst;
-    for (int i = 0; i < in->ndst; i++)
-        g->dst[i] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
-    switch (w->res) {
-    case RES_ALU: case RES_FMA: case RES_IMAD: case RES_INT:
-        g->lat = (uint32_t)math_latency(c, in);
-        if ((ir->op == PTX_OP_DIV || ir->op == PTX_OP_REM) && is_int_type(ir->type[0]) &&
-            ir->nops == 3)
-            expand(c, in, ir, g);
-        break;
-    case RES_MIO:
-        if (in->unit == PTX_UNIT_SHFL)
-            g->flags |= D_SHFL;
-        if (in->mem_space == PTX_SPACE_SHARED || in->mem_space == PTX_SPACE_SHARED_CLUSTER) {
-            g->flags |= D_SHARED;
-            ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, &g->wf,
-                        &g->ideal);
-            if (g->wf == 0)
-                g->wf = g->ideal = 1;
-        }
-        break;
-    case RES_LG:
+    if (w->res == RES_MIO &&
+        (in->mem_space == PTX_SPACE_SHARED || in->mem_space == PTX_SPACE_SHARED_CLUSTER)) {
+        g->flags |= D_SHARED;
+        ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, &g->wf,
+                    &g->ideal);
+        if (g->wf == 0)
+            g->wf = g->ideal = 1;
+    } else if (w->res == RES_LG) {
+        g->space = in->mem_space;
+        g->mkind = in->mem_atomic ? MEM_ATOMIC : in->mem_store ? MEM_STORE : MEM_LOAD;
         g->nsec = ldst_coalesce(in, (uint32_t)a->sector_bytes, (uint32_t)a->line_bytes, w->secs,
                                 &g->nlines);
         mem_prefetch(c->mem, w->blk->sm, in->mem_space == PTX_SPACE_LOCAL, w->secs, g->nsec);
-        break;
-    default: break;
     }
 }
 
@@ -317,6 +299,51 @@ static int folds(const tctx *c, const exec_step_info *in)
     }
     default: return 0;
     }
+}
+
+/* Fills ts from the first execution of its instruction: only fields that do not depend on
+ * the lanes, the addresses or the time (see tstatic). */
+static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
+{
+    const arch_t *a = c->a;
+    const ptx_insn *ir = insn_of(c, in);
+    ts->opcode = in->opcode;
+    ts->line = in->line;
+    ts->nsrc = in->nsrc;
+    ts->ndst = in->ndst;
+    for (int i = 0; i < in->nsrc; i++)
+        ts->src[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
+    for (int i = 0; i < in->ndst; i++)
+        ts->dst[i] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
+    ts->unroll = (ir->flags & PTX_F_UNROLL_CTL) != 0;
+    ts->fold = (uint8_t)folds(c, in);
+    /* classify without the memory record: what a non-memory execution gives */
+    exec_step_info nm = *in;
+    nm.mem_load = nm.mem_store = nm.mem_atomic = 0;
+    ts->res = classify(c, &nm);
+    ts->flags = in->opcode == PTX_OP_MEMBAR || in->opcode == PTX_OP_FENCE ? D_MEMBAR : 0;
+    if (ir->mode != PTX_BAR_ARRIVE)
+        ts->flags |= D_BAR_WAITS; /* used only when it is a barrier */
+    ts->sleep = TIMING_SLEEP_CYCLES;
+    if (in->opcode == PTX_OP_NANOSLEEP && ir->nops >= 1) {
+        const ptx_operand *o = &c->m->funcs[in->func].ops[ir->op0];
+        if (o->kind == PTX_OPND_IMM)
+            ts->sleep = (uint32_t)(o->imm * (uint64_t)a->sm_clock_mhz / 1000u + 1u);
+    }
+    switch (ts->res) {
+    case RES_ALU: case RES_FMA: case RES_IMAD: case RES_INT:
+        ts->lat = (uint32_t)math_latency(c, in);
+        if ((ir->op == PTX_OP_DIV || ir->op == PTX_OP_REM) && is_int_type(ir->type[0]) &&
+            ir->nops == 3)
+            expand(c, in, ir, ts);
+        break;
+    case RES_MIO:
+        if (in->unit == PTX_UNIT_SHFL)
+            ts->flags |= D_SHFL;
+        break;
+    default: break;
+    }
+    ts->valid = 1;
 }
 
 wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
@@ -355,22 +382,21 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
                             b->id);
         }
         const exec_step_info *in = info;
+        tstatic *ts = &c->stat[in->func][in->pc];
+        if (!ts->valid)
+            static_fill(c, ts, in);
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
-        uint32_t *keys = w->dg.src;
-        for (int i = 0; i < in->nsrc; i++)
-            keys[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
-        w->dg.nsrc = in->nsrc;
+        w->dg.st = ts;
         w->dg.fnow = now;
         w->dg.xwait = 0;
-        sb_deps(&w->sb, keys, in->nsrc, 0, now, w->T);
-        const ptx_insn *ir = insn_of(c, in);
+        sb_deps(&w->sb, ts->src, ts->nsrc, 0, now, w->T);
         int fold = 0;
-        if (ir->flags & PTX_F_UNROLL_CTL) { /* issued in one iteration of 4 (ptx_sched.c) */
+        if (ts->unroll) { /* issued in one iteration of 4 (ptx_sched.c) */
             fold = w->unroll_it % 4u != 3u ? 2 : 0;
             if (in->is_branch)
                 w->unroll_it++;
-        } else if (in->ndst == 1 && !in->is_branch && !in->is_barrier) {
-            fold = folds(c, in);
+        } else if (ts->ndst == 1 && !in->is_branch && !in->is_barrier) {
+            fold = ts->fold;
         }
         if (!fold)
             break;
@@ -386,16 +412,16 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
                 }
         }
         c->res->folded_instructions++;
-        for (int i = 0; i < in->ndst; i++)
-            if (sb_set(&w->sb, (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func, ready, kind,
-                       now))
+        for (int i = 0; i < ts->ndst; i++)
+            if (sb_set(&w->sb, ts->dst[i], ready, kind, now))
                 return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     }
     w->has_pending = 1;
     const exec_step_info *in = &c->info;
-    w->res = classify(c, in);
-    digest(c, w, in);
-    sb_deps(&w->sb, w->dg.dst, in->ndst, 1, now, w->T);
+    const tstatic *ts = w->dg.st;
+    w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify(c, in) : ts->res;
+    digest(c, w, in, ts);
+    sb_deps(&w->sb, ts->dst, ts->ndst, 1, now, w->T);
     return WL_OK;
 }
 
@@ -454,8 +480,9 @@ void sched_settle(tctx *c, tw *w)
         /* the scoreboard conditions of the pending instruction, as its fetch would have found
          * them had the cycles been known (sched_fetch) */
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
-        sb_deps(&w->sb, w->dg.src, w->dg.nsrc, 0, w->dg.fnow, w->T);
-        sb_deps(&w->sb, w->dg.dst, w->dg.ndst, 1, w->dg.fnow, w->T);
+        const tstatic *ts = w->dg.st;
+        sb_deps(&w->sb, ts->src, ts->nsrc, 0, w->dg.fnow, w->T);
+        sb_deps(&w->sb, ts->dst, ts->ndst, 1, w->dg.fnow, w->T);
         w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);
         changed = 1;
     }
@@ -553,14 +580,15 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 {
     const arch_t *a = c->a;
     const tdigest *g = &w->dg;
+    const tstatic *ts = g->st;
     timing_result *r = c->res;
     tblock *b = w->blk;
     r->warp_instructions++;
     r->thread_instructions += (uint64_t)tpopc(g->exec_mask);
-    if (g->opcode < PTX_OP_COUNT)
-        r->op_count[g->opcode]++;
+    if (ts->opcode < PTX_OP_COUNT)
+        r->op_count[ts->opcode]++;
     if (c->tr)
-        trace_write_issue(c->tr, &(trace_issue){(uint32_t)sp->sm->id, w->slot, t, g->line,
+        trace_write_issue(c->tr, &(trace_issue){(uint32_t)sp->sm->id, w->slot, t, ts->line,
                                                 g->exec_mask});
     w->has_pending = 0;
     w->issued = 1;
@@ -571,12 +599,12 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         pipes_issue(a, sp, w->res, t);
         if (g->flags & D_EXPAND) { /* the expansion's other instructions on their pipes */
             uint64_t heavy = (uint64_t)a->issue_fma * (a->fma_heavy_lite ? 2u : 1u);
-            sp->alu_free = max64(sp->alu_free, t + (uint64_t)g->xalu * (uint64_t)a->issue_alu);
-            sp->heavy_free = max64(sp->heavy_free, t + (uint64_t)g->xheavy * heavy);
-            sp->sfu_free = max64(sp->sfu_free, t + (uint64_t)g->xsfu * (uint64_t)a->issue_sfu);
+            sp->alu_free = max64(sp->alu_free, t + (uint64_t)ts->xalu * (uint64_t)a->issue_alu);
+            sp->heavy_free = max64(sp->heavy_free, t + (uint64_t)ts->xheavy * heavy);
+            sp->sfu_free = max64(sp->sfu_free, t + (uint64_t)ts->xsfu * (uint64_t)a->issue_sfu);
             pipes_ready(sp);
         }
-        ready = t + g->lat;
+        ready = t + ts->lat;
         break;
     case RES_FP64:
         sp->pready[RES_FP64] = t + (uint64_t)a->issue_fp64;
@@ -596,8 +624,8 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         break;
     default: break;
     }
-    for (int i = 0; i < g->ndst; i++)
-        if (sb_set(&w->sb, g->dst[i], ready, kind, t))
+    for (int i = 0; i < ts->ndst; i++)
+        if (sb_set(&w->sb, ts->dst[i], ready, kind, t))
             return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
 
     wl_status st = WL_OK;
@@ -614,12 +642,12 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         w->T[C_MEMBAR] = w->pend_membar ? T_PEND : max64(t + 1, w->mem_done);
     }
     if (g->flags & D_YIELD)
-        w->T[C_SLEEP] = t + g->sleep;
+        w->T[C_SLEEP] = t + ts->sleep;
     if (g->flags & D_BARRIER)
         st = bar_arrive(c, b, w, t, (g->flags & D_BAR_WAITS) != 0);
     if (st == WL_OK && g->exit_mask)
         st = bar_exit(c, b, tpopc(g->exit_mask), t);
-    uint32_t xissue = g->flags & D_EXPAND ? g->xissue : 0; /* g is overwritten by the fetch */
+    uint32_t xissue = g->flags & D_EXPAND ? ts->xissue : 0; /* g is overwritten by the fetch */
     if (st == WL_OK && w->state == TW_ACTIVE && !w->has_pending)
         st = sched_fetch(c, w, t);
     if (xissue > 1 && w->has_pending) { /* this warp issues the rest of the expansion first */

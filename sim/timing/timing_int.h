@@ -100,26 +100,39 @@ typedef enum { TW_ACTIVE, TW_BARRIER, TW_DRAIN } tw_state;
  * the host caches; issue reads only this (and, for global/local accesses, the sector list). */
 enum { D_BRANCH = 1, D_MEMBAR = 2, D_YIELD = 4, D_BARRIER = 8, D_BAR_WAITS = 16, D_SHARED = 32,
        D_SHFL = 64, D_EXPAND = 128, D_ITS = 256 };
+
+/* What the timing model derives from an instruction alone (not from the lanes, addresses or
+ * time): one entry per (function, pc), filled the first time a warp executes it (sched_fetch)
+ * and read by every later execution, so the derivation runs once per instruction of the
+ * program instead of once per warp instruction. */
 typedef struct {
-    uint32_t exec_mask, exit_mask, line;
+    uint8_t valid;
+    uint8_t res;            /* RES_* unless the instruction accessed memory (then classify) */
+    uint8_t fold;           /* folds(): 0, 1 or 2 */
+    uint8_t unroll;         /* PTX_F_UNROLL_CTL */
+    uint8_t nsrc, ndst;
     uint16_t opcode;
+    uint16_t flags;         /* D_MEMBAR, D_SHFL, D_EXPAND; D_BAR_WAITS for a waiting bar */
+    uint16_t xissue;        /* D_EXPAND: SASS instructions ptxas emits for it (issue slots) */
+    uint8_t xalu, xheavy, xsfu; /* D_EXPAND: of those, on the ALU, FMA-heavy, MUFU/XU */
+    uint32_t line;
+    uint32_t lat;           /* fixed latency of a math instruction */
+    uint32_t sleep;         /* cycles to sleep when it yields */
+    uint32_t src[EXEC_MAX_REGS], dst[EXEC_MAX_REGS]; /* scoreboard keys read and written */
+} tstatic;
+
+typedef struct {
+    const tstatic *st;      /* the instruction's static part (opcode, line, latency, keys) */
+    uint32_t exec_mask, exit_mask;
     uint16_t flags;         /* D_* */
-    uint8_t ndst;
     uint8_t space;          /* ptx_space of the memory access */
     uint8_t mkind;          /* mem_kind */
     uint8_t bar_id;
     uint32_t bar_count;
-    uint32_t lat;           /* fixed latency of a math instruction */
-    uint16_t xissue;        /* D_EXPAND: SASS instructions ptxas emits for it (issue slots) */
-    uint8_t xalu, xheavy, xsfu; /* D_EXPAND: of those, on the ALU, FMA-heavy, MUFU/XU */
-    uint8_t nsrc;
-    uint32_t sleep;         /* cycles to sleep when D_YIELD */
     uint32_t nsec, nlines;  /* global/local: sectors (in tw.secs) and lines */
     uint32_t wf, ideal;     /* shared: wavefronts and the conflict-free number */
-    uint32_t dst[EXEC_MAX_REGS]; /* scoreboard keys of the registers written */
-    /* for sched_settle (deferred memory): the keys read, the fetch cycle, and the T[C_WAIT]
-     * floor an expansion's issue set after the fetch */
-    uint32_t src[EXEC_MAX_REGS];
+    /* for sched_settle (deferred memory): the fetch cycle, and the T[C_WAIT] floor an
+     * expansion's issue set after the fetch */
     uint64_t fnow, xwait;
 } tdigest;
 
@@ -252,6 +265,8 @@ typedef struct tctx {
     exec_step_info info;
     /* Retired blocks kept for the next dispatch (their memory is reused, still warm). */
     tblock *free_blocks;
+    /* tstatic entries: stat[f][pc] for function f of the module (sched_fetch fills them) */
+    tstatic **stat;
 } tctx;
 
 /* sb.c */
