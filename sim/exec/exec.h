@@ -104,6 +104,10 @@ typedef struct {
     uint8_t mem_space;    /* ptx_space actually accessed (generic resolved); NONE if no memory */
     uint8_t mem_load, mem_store, mem_atomic;
     uint32_t mem_size;    /* bytes per lane */
+    /* 1 when the executor found addr[l] == addr_base + l * mem_size for all 32 lanes (the
+     * coalesced "thread i takes element i" access): a shortcut for readers of addr[] */
+    uint8_t addr_linear;
+    uint64_t addr_base;
     uint64_t addr[32];    /* per lane, valid in exec_mask (space-relative for shared/local) */
     /* control */
     uint8_t is_branch, divergent, is_barrier, exited, yielded, is_call, is_ret;

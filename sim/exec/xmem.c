@@ -312,6 +312,10 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
     }
     if (form != XW_NONE && stride == 0) { /* local memory is per lane: not one host block */
         warp_move(XR(regs, v->slot), h0, esz, form, store, m);
+        if (out && form == XW_CONSEC) {
+            out->addr_linear = 1;
+            out->addr_base = lo;
+        }
         if (out)
             for (int l = 0; l < 32; l++)
                 if ((m >> l) & 1)

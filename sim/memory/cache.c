@@ -5,15 +5,19 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Replacement is exact LRU kept as one doubly linked recency list per set (most recent at the
+ * head), so a hit moves its way to the head and a miss takes the tail: no scan of use stamps.
+ * Ways are used in order 0, 1, ... (never freed), so a set's free ways are those >= fill. */
 struct cache {
     uint64_t *tags;         /* sets x ways: tag + 1, 0 = free (the scan touches only these) */
-    uint64_t *lru;          /* sets x ways: last-use stamps */
+    uint16_t *prev, *next;  /* sets x ways: the recency list (way indexes within the set) */
+    uint16_t *head, *tail;  /* per set: most and least recently used way */
+    uint16_t *fill;         /* per set: ways in use */
     cache_line *lines;      /* sets x ways, page-aligned (mmap): one line = one host cache line */
     size_t lines_bytes;
     uint64_t sets;
     uint32_t ways;
     int hashed;
-    uint64_t stamp;
 };
 
 uint64_t cache_hash(uint64_t x)
@@ -54,9 +58,15 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     c->lines_bytes = (size_t)(c->sets * c->ways) * sizeof *c->lines;
     void *p = mmap(NULL, c->lines_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     c->lines = p == MAP_FAILED ? NULL : p;
-    c->tags = calloc((size_t)(c->sets * c->ways), sizeof *c->tags);
-    c->lru = calloc((size_t)(c->sets * c->ways), sizeof *c->lru);
-    if (!c->lines || !c->tags || !c->lru) {
+    size_t n = (size_t)(c->sets * c->ways);
+    c->tags = calloc(n, sizeof *c->tags);
+    c->prev = malloc(n * sizeof *c->prev);
+    c->next = malloc(n * sizeof *c->next);
+    c->head = calloc((size_t)c->sets, sizeof *c->head);
+    c->tail = calloc((size_t)c->sets, sizeof *c->tail);
+    c->fill = calloc((size_t)c->sets, sizeof *c->fill);
+    if (!c->lines || !c->tags || !c->prev || !c->next || !c->head || !c->tail || !c->fill ||
+        c->ways > UINT16_MAX) {
         cache_destroy(c);
         return NULL;
     }
@@ -70,7 +80,11 @@ void cache_destroy(cache_t *c)
     if (c->lines)
         munmap(c->lines, c->lines_bytes);
     free(c->tags);
-    free(c->lru);
+    free(c->prev);
+    free(c->next);
+    free(c->head);
+    free(c->tail);
+    free(c->fill);
     free(c);
 }
 
@@ -83,15 +97,38 @@ static uint64_t set_of(const cache_t *c, uint64_t tag)
 {
     /* hashed: the low bits XOR a hash of the high bits, a permutation of every aligned block
      * of `sets` lines (contiguous data spread evenly, strides do not pile up in one set) */
-    return ((tag ^ (c->hashed ? cache_hash(tag / c->sets) : 0)) & (c->sets - 1)) * c->ways;
+    return (tag ^ (c->hashed ? cache_hash(tag / c->sets) : 0)) & (c->sets - 1);
+}
+
+/* Makes way w of the set at `base` (index set) the most recently used; `fresh`: w is not in
+ * the list yet. */
+static void touch(cache_t *c, uint64_t set, uint64_t base, uint16_t w, int fresh)
+{
+    uint16_t *prev = c->prev + base, *next = c->next + base;
+    if (!fresh) {
+        if (c->head[set] == w)
+            return;
+        /* unlink (w is not the head, so it has a predecessor) */
+        next[prev[w]] = next[w];
+        if (c->tail[set] == w)
+            c->tail[set] = prev[w];
+        else
+            prev[next[w]] = prev[w];
+    } else if (c->fill[set] == 1) { /* the set's first way */
+        c->head[set] = c->tail[set] = w;
+        return;
+    }
+    next[w] = c->head[set];
+    prev[c->head[set]] = w;
+    c->head[set] = w;
 }
 
 cache_line *cache_find(cache_t *c, uint64_t tag)
 {
-    uint64_t base = set_of(c, tag), *t = c->tags + base;
+    uint64_t set = set_of(c, tag), base = set * c->ways, *t = c->tags + base;
     for (uint32_t w = 0; w < c->ways; w++)
         if (t[w] == tag + 1) {
-            c->lru[base + w] = ++c->stamp;
+            touch(c, set, base, (uint16_t)w, 0);
             return &c->lines[base + w];
         }
     return NULL;
@@ -99,16 +136,16 @@ cache_line *cache_find(cache_t *c, uint64_t tag)
 
 void cache_prefetch(const cache_t *c, uint64_t tag)
 {
-    uint64_t base = set_of(c, tag);
-    for (uint32_t w = 0; w < c->ways; w += 8) { /* 8 per 64-byte host line */
+    uint64_t base = set_of(c, tag) * c->ways;
+    for (uint32_t w = 0; w < c->ways; w += 8) /* 8 per 64-byte host line */
         __builtin_prefetch(c->tags + base + w);
-        __builtin_prefetch(c->lru + base + w);
-    }
+    __builtin_prefetch(c->prev + base);
+    __builtin_prefetch(c->next + base);
 }
 
 cache_line *cache_peek(cache_t *c, uint64_t tag)
 {
-    uint64_t base = set_of(c, tag), *t = c->tags + base;
+    uint64_t base = set_of(c, tag) * c->ways, *t = c->tags + base;
     for (uint32_t w = 0; w < c->ways; w++)
         if (t[w] == tag + 1)
             return &c->lines[base + w];
@@ -117,21 +154,18 @@ cache_line *cache_peek(cache_t *c, uint64_t tag)
 
 cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty)
 {
-    uint64_t base = set_of(c, tag), *t = c->tags + base, *lru = c->lru + base;
-    uint32_t v = 0;
-    for (uint32_t w = 0; w < c->ways; w++) {
-        if (!t[w]) {
-            v = w;
-            break;
-        }
-        if (lru[w] < lru[v])
-            v = w;
-    }
+    uint64_t set = set_of(c, tag), base = set * c->ways, *t = c->tags + base;
+    uint16_t v;
+    int fresh = c->fill[set] < c->ways;
+    if (fresh) /* a free way: the lowest one */
+        v = c->fill[set]++;
+    else       /* the least recently used */
+        v = c->tail[set];
     cache_line *L = &c->lines[base + v];
     *vtag = t[v] ? t[v] - 1 : 0;
     *vdirty = t[v] ? L->dirty : 0;
     memset(L, 0, sizeof *L);
     t[v] = tag + 1;
-    lru[v] = ++c->stamp;
+    touch(c, set, base, v, fresh);
     return L;
 }

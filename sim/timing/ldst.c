@@ -45,6 +45,10 @@ static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
     uint32_t m = in->exec_mask;
     if (!m)
         return 0;
+    if (in->addr_linear && size == in->mem_size) { /* the executor saw it already */
+        *base = in->addr_base;
+        return 1;
+    }
     int l0 = __builtin_ctz(m);
     uint64_t b = in->addr[l0] - (uint64_t)l0 * size;
     int ok = 1;
