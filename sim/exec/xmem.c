@@ -316,7 +316,11 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
             out->addr_linear = 1;
             out->addr_base = lo;
         }
-        if (out)
+        if (out && m == XFULL && form == XW_CONSEC) { /* two lanes per step, no branches */
+            xv2 ad2 = {lo, lo + esz}, inc = {2u * esz, 2u * esz};
+            for (int l = 0; l < 32; l += 2, ad2 += inc)
+                memcpy(out->addr + l, &ad2, sizeof ad2);
+        } else if (out)
             for (int l = 0; l < 32; l++)
                 if ((m >> l) & 1)
                     out->addr[l] = lo + (form == XW_CONSEC ? (uint64_t)l * esz : 0);

@@ -19,6 +19,8 @@
 
 #include "timing_int.h"
 
+_Static_assert(SB_SLOTS <= 32, "sb_t.tokmask has one bit per slot");
+
 void sb_free(sb_t *s)
 {
     free(s->ready);
@@ -71,6 +73,10 @@ int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now)
         s->key[h] = key;
         s->at[h] = ready;
         s->kd[h] = kind;
+        if (ready >= MEM_TOKEN)
+            s->tokmask |= 1u << h;
+        else
+            s->tokmask &= ~(1u << h);
         if (s->overflow && key < s->cap)
             s->ready[key] = 0; /* an older entry there is superseded */
         return 0;
@@ -106,9 +112,13 @@ void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now, 
 
 void sb_resolve(sb_t *s, uint64_t token, uint64_t cycle)
 {
-    for (int h = 0; h < SB_SLOTS; h++)
-        if (s->at[h] == token)
+    for (uint32_t m = s->tokmask; m; m &= m - 1) {
+        int h = __builtin_ctz(m);
+        if (s->at[h] == token) {
             s->at[h] = cycle;
+            s->tokmask &= ~(1u << h);
+        }
+    }
     if (s->otok) {
         int left = 0;
         for (uint32_t k = 0; k < s->cap; k++) {

@@ -87,6 +87,7 @@ typedef struct {
     uint32_t key[SB_SLOTS];
     uint64_t at[SB_SLOTS];
     uint8_t kd[SB_SLOTS];
+    uint32_t tokmask;   /* slots whose cycle may be a memory token (sb_resolve scans these) */
     uint8_t overflow;   /* the table below holds entries */
     uint8_t otok;       /* ... and may hold memory tokens (sb_resolve) */
     uint64_t *ready;    /* overflow table: cycle the register's value is available */
