@@ -117,6 +117,11 @@ static void pipes_ready(tsmsp *sp)
     sp->pready[RES_FMA] = fma;
     sp->pready[RES_IMAD] = sp->heavy_free;
     sp->pready[RES_INT] = sp->alu_free < sp->heavy_free ? sp->alu_free : sp->heavy_free;
+    /* these classes have no queue (qready 0) */
+    sp->qp[RES_ALU] = sp->pready[RES_ALU];
+    sp->qp[RES_FMA] = sp->pready[RES_FMA];
+    sp->qp[RES_IMAD] = sp->pready[RES_IMAD];
+    sp->qp[RES_INT] = sp->pready[RES_INT];
 }
 
 /* Occupies the math pipe a RES_ALU/FMA/IMAD/INT instruction issues to at cycle t. Each FMA
@@ -366,8 +371,8 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
             uint64_t mhz = c->a->sm_clock_mhz > 0 ? (uint64_t)c->a->sm_clock_mhz : 1000u;
             exec_block_set_clock(b->eb, at, at * 1000u / mhz);
         }
-        /* exec clears the fields before addr[] only; the control flags after it must start 0 */
-        memset(&info->is_branch, 0, sizeof *info - offsetof(exec_step_info, is_branch));
+        /* exec_warp_step clears every field but addr[] of an instruction it runs (and of a
+         * finished warp everything before addr[]); the checks below read nothing else */
         wl_status st = exec_warp_step(b->eb, w->bw, info, c->d);
         if (st != WL_OK)
             return st;
@@ -537,7 +542,7 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     sp->mio_ring[sp->mio_pos] = depart;
     sp->mio_pos = (sp->mio_pos + 1) % c->queue_depth;
     /* room again when the oldest of the last `depth` entries has left */
-    sp->qready[RES_MIO] = sp->mio_ring[sp->mio_pos];
+    sp->qready[RES_MIO] = sp->qp[RES_MIO] = sp->mio_ring[sp->mio_pos]; /* no pipe: pready 0 */
     return ready;
 }
 
@@ -552,7 +557,7 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     sp->lg_last = depart;
     sp->lg_ring[sp->lg_pos] = depart;
     sp->lg_pos = (sp->lg_pos + 1) % c->queue_depth;
-    sp->qready[RES_LG] = sp->lg_ring[sp->lg_pos];
+    sp->qready[RES_LG] = sp->qp[RES_LG] = sp->lg_ring[sp->lg_pos]; /* no pipe: pready 0 */
     uint32_t ns = g->nsec;
     uint64_t start = max64(depart, sp->sm->l1_free);
     sp->sm->l1_free = start + (uint64_t)(g->nlines ? g->nlines : 1) * TIMING_L1_CYCLES_PER_LINE;
@@ -611,11 +616,11 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         ready = t + ts->lat;
         break;
     case RES_FP64:
-        sp->pready[RES_FP64] = t + (uint64_t)a->issue_fp64;
+        sp->pready[RES_FP64] = sp->qp[RES_FP64] = t + (uint64_t)a->issue_fp64;
         ready = t + (uint64_t)a->lat_fp64;
         break;
     case RES_MMA:
-        sp->pready[RES_MMA] = t + TIMING_ISSUE_MMA;
+        sp->pready[RES_MMA] = sp->qp[RES_MMA] = t + TIMING_ISSUE_MMA;
         ready = t + TIMING_LAT_MMA;
         break;
     case RES_MIO:
@@ -822,20 +827,22 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * possible cycle, so the scan below would give t + 1 */
     for (int i = 0; i < nel; i++) {
         uint8_t k = el[i]->res;
-        if (el[i] != sel && sp->qready[k] <= t1 && sp->pready[k] <= t1) {
+        if (el[i] != sel && sp->qp[k] <= t1) {
             tgpu_wake(c, sp, t1);
             return WL_OK;
         }
     }
-    uint64_t thr[RES_COUNT];
-    for (int k = 0; k < RES_COUNT; k++)
-        thr[k] = max64(max64(sp->qready[k], sp->pready[k]), t1);
+    /* max(ens, qp, t1) over the warps: the least of max(ens, qp), then at least t1 */
     uint64_t next = T_INF;
+    const uint64_t *qp = sp->qp;
+    const uint8_t *wres = sp->wres;
     n = sp->nwarps;
     for (int i = 0; i < n; i++) {
-        uint64_t e = max64(ens[i], thr[sp->wres[i]]);
+        uint64_t e = max64(ens[i], qp[wres[i]]);
         next = e < next ? e : next;
     }
+    if (next != T_INF)
+        next = max64(next, t1);
     if (next != T_INF)
         tgpu_wake(c, sp, next);
     return WL_OK;
