@@ -178,23 +178,16 @@ static void charge_walk(tctx *c, tw *w, uint64_t to)
         stats_charge(c, w, STALL_DRAIN, to);
         return;
     }
-    /* the conditions not satisfied at the first uncharged cycle, compared once without
-     * branches; as the walk advances, conditions only become satisfied (their cycles are
-     * fixed), so each step drops those it has passed */
-    unsigned unsat = 0;
-    for (int k = 0; k < C_COUNT; k++)
-        unsat |= (unsigned)(w->T[k] > w->charged) << k;
     while (w->charged < to) {
-        if (!unsat) { /* eligible on a cycle the scheduler did not visit: cannot happen */
+        uint64_t t = w->charged;
+        int k = 0;
+        while (k < C_COUNT && w->T[k] <= t)
+            k++;
+        if (k == C_COUNT) { /* eligible on a cycle the scheduler did not visit: cannot happen */
             stats_charge(c, w, STALL_NOT_SELECTED, to);
             return;
         }
-        int k = __builtin_ctz(unsat);
-        uint64_t end = w->T[k] < to ? w->T[k] : to;
-        stats_charge(c, w, cond_reason(w, k), end);
-        for (unsigned m = unsat; m; m &= m - 1)
-            if (w->T[__builtin_ctz(m)] <= end)
-                unsat &= ~(1u << __builtin_ctz(m));
+        stats_charge(c, w, cond_reason(w, k), w->T[k] < to ? w->T[k] : to);
     }
 }
 
