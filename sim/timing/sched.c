@@ -85,17 +85,21 @@ static int its_sync(const tctx *c, const exec_step_info *in)
            (in->active & in->live) != in->live && c->a->issue_its_sync > 0;
 }
 
-/* Which resource the instruction needs at issue (see timing_int.h). */
-static uint8_t classify(const tctx *c, const exec_step_info *in)
+/* Which resource a memory access needs at issue: its queue by the space it reached. */
+static uint8_t classify_mem(const exec_step_info *in)
 {
-    if (in->mem_load || in->mem_store || in->mem_atomic) {
-        switch (in->mem_space) {
-        case PTX_SPACE_GLOBAL: case PTX_SPACE_LOCAL: return RES_LG;
-        case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: return RES_MIO;
-        case PTX_SPACE_PARAM: case PTX_SPACE_CONST: return RES_ALU; /* constant-bank operands */
-        default: return RES_LG;
-        }
+    switch (in->mem_space) {
+    case PTX_SPACE_GLOBAL: case PTX_SPACE_LOCAL: return RES_LG;
+    case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: return RES_MIO;
+    case PTX_SPACE_PARAM: case PTX_SPACE_CONST: return RES_ALU; /* constant-bank operands */
+    default: return RES_LG;
     }
+}
+
+/* Which resource the instruction needs at issue when it accesses no memory (see
+ * timing_int.h): a property of the instruction alone (tstatic.res). */
+static uint8_t classify_static(const tctx *c, const exec_step_info *in)
+{
     const ptx_insn *ir = insn_of(c, in);
     if ((ir->op == PTX_OP_DIV || ir->op == PTX_OP_REM) && is_int_type(ir->type[0]))
         return RES_ALU; /* a sequence of ALU/IMAD/MUFU instructions: see expand() */
@@ -319,10 +323,7 @@ static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
         ts->dst[i] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
     ts->unroll = (ir->flags & PTX_F_UNROLL_CTL) != 0;
     ts->fold = (uint8_t)folds(c, in);
-    /* classify without the memory record: what a non-memory execution gives */
-    exec_step_info nm = *in;
-    nm.mem_load = nm.mem_store = nm.mem_atomic = 0;
-    ts->res = classify(c, &nm);
+    ts->res = classify_static(c, in);
     ts->flags = in->opcode == PTX_OP_MEMBAR || in->opcode == PTX_OP_FENCE ? D_MEMBAR : 0;
     if (ir->mode != PTX_BAR_ARRIVE)
         ts->flags |= D_BAR_WAITS; /* used only when it is a barrier */
@@ -421,7 +422,7 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     w->has_pending = 1;
     const exec_step_info *in = &c->info;
     const tstatic *ts = w->dg.st;
-    w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify(c, in) : ts->res;
+    w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify_mem(in) : ts->res;
     digest(c, w, in, ts);
     sb_deps(&w->sb, ts->dst, ts->ndst, 1, now, w->T);
     return WL_OK;
