@@ -5,6 +5,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CACHE_X86 1
+#endif
+
 /* Replacement is exact LRU kept as one doubly linked recency list per set (most recent at the
  * head), so a hit moves its way to the head and a miss takes the tail: no scan of use stamps.
  * Ways are used in order 0, 1, ... (never freed), so a set's free ways are those >= fill. */
@@ -18,7 +23,37 @@ struct cache {
     uint64_t sets;
     uint32_t ways;
     int hashed;
+    /* the way of a set holding key (tag + 1), or `ways`: picked once for the host (AVX2
+     * compares four tags per instruction; tags are unique in a set, so the first match is the
+     * only one and every scan finds the same way) */
+    uint32_t (*scan)(const uint64_t *t, uint32_t ways, uint64_t key);
+    /* the last hashed set computed (find, then alloc of the same tag on a miss) */
+    uint64_t memo_tag, memo_set;
 };
+
+static uint32_t scan_scalar(const uint64_t *t, uint32_t ways, uint64_t key)
+{
+    uint32_t w = 0;
+    while (w < ways && t[w] != key)
+        w++;
+    return w;
+}
+
+#ifdef CACHE_X86
+__attribute__((target("avx2"))) static uint32_t scan_avx2(const uint64_t *t, uint32_t ways,
+                                                           uint64_t key)
+{
+    __m256i k = _mm256_set1_epi64x((long long)key);
+    uint32_t w = 0;
+    for (; w + 4 <= ways; w += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(t + w));
+        int m = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, k)));
+        if (m)
+            return w + (uint32_t)__builtin_ctz((unsigned)m);
+    }
+    return w + scan_scalar(t + w, ways - w, key);
+}
+#endif
 
 uint64_t cache_hash(uint64_t x)
 {
@@ -30,13 +65,6 @@ uint64_t cache_hash(uint64_t x)
     return x;
 }
 
-uint32_t cache_nsectors(uint8_t mask)
-{
-    uint32_t n = 0;
-    for (; mask; mask &= (uint8_t)(mask - 1))
-        n++;
-    return n;
-}
 
 cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
 {
@@ -54,6 +82,12 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
         c->sets *= 2;
     c->ways = (uint32_t)(lines / c->sets);
     c->hashed = hashed;
+    c->scan = scan_scalar;
+#ifdef CACHE_X86
+    if (__builtin_cpu_supports("avx2"))
+        c->scan = scan_avx2;
+#endif
+    c->memo_tag = UINT64_MAX; /* no line number is all ones (a 128-byte line of 2^64 bytes) */
     /* anonymous mmap: page-aligned and zero-filled lazily (untouched sets cost nothing) */
     c->lines_bytes = (size_t)(c->sets * c->ways) * sizeof *c->lines;
     void *p = mmap(NULL, c->lines_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -100,6 +134,18 @@ static uint64_t set_of(const cache_t *c, uint64_t tag)
     return (tag ^ (c->hashed ? cache_hash(tag / c->sets) : 0)) & (c->sets - 1);
 }
 
+/* set_of, remembering the last hashed set (a miss's find and alloc hash the tag once). */
+static uint64_t set_memo(cache_t *c, uint64_t tag)
+{
+    if (!c->hashed)
+        return tag & (c->sets - 1);
+    if (tag != c->memo_tag) {
+        c->memo_tag = tag;
+        c->memo_set = set_of(c, tag);
+    }
+    return c->memo_set;
+}
+
 /* Makes way w of the set at `base` (index set) the most recently used; `fresh`: w is not in
  * the list yet. */
 static void touch(cache_t *c, uint64_t set, uint64_t base, uint16_t w, int fresh)
@@ -125,13 +171,12 @@ static void touch(cache_t *c, uint64_t set, uint64_t base, uint16_t w, int fresh
 
 cache_line *cache_find(cache_t *c, uint64_t tag)
 {
-    uint64_t set = set_of(c, tag), base = set * c->ways, *t = c->tags + base;
-    for (uint32_t w = 0; w < c->ways; w++)
-        if (t[w] == tag + 1) {
-            touch(c, set, base, (uint16_t)w, 0);
-            return &c->lines[base + w];
-        }
-    return NULL;
+    uint64_t set = set_memo(c, tag), base = set * c->ways;
+    uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
+    if (w == c->ways)
+        return NULL;
+    touch(c, set, base, (uint16_t)w, 0);
+    return &c->lines[base + w];
 }
 
 void cache_prefetch(const cache_t *c, uint64_t tag)
@@ -145,16 +190,14 @@ void cache_prefetch(const cache_t *c, uint64_t tag)
 
 cache_line *cache_peek(cache_t *c, uint64_t tag)
 {
-    uint64_t base = set_of(c, tag) * c->ways, *t = c->tags + base;
-    for (uint32_t w = 0; w < c->ways; w++)
-        if (t[w] == tag + 1)
-            return &c->lines[base + w];
-    return NULL;
+    uint64_t base = set_memo(c, tag) * c->ways;
+    uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
+    return w == c->ways ? NULL : &c->lines[base + w];
 }
 
 cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty)
 {
-    uint64_t set = set_of(c, tag), base = set * c->ways, *t = c->tags + base;
+    uint64_t set = set_memo(c, tag), base = set * c->ways, *t = c->tags + base;
     uint16_t v;
     int fresh = c->fill[set] < c->ways;
     if (fresh) /* a free way: the lowest one */

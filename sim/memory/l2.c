@@ -58,22 +58,26 @@ const l2_stats *l2_get_stats(const l2_t *l)
 }
 
 
-/* The line for `line` in c, allocated when absent; evicting a dirty line writes its dirty
+/* A line allocated for `line` (absent from c); evicting a dirty line writes its dirty
  * sectors back to DRAM (only the home store holds dirty lines). */
-static cache_line *get_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t)
+static cache_line *new_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t)
 {
-    cache_line *L = cache_find(c, line);
-    if (L)
-        return L;
     uint64_t vtag;
     uint8_t vdirty;
-    L = cache_alloc(c, line, &vtag, &vdirty);
+    cache_line *L = cache_alloc(c, line, &vtag, &vdirty);
     if (vdirty) {
         uint32_t n = cache_nsectors(vdirty);
         l->st.dram_writebacks += n;
         dram_transfer(l->dram, vtag, t, n * l->cfg.sector_bytes, 1);
     }
     return L;
+}
+
+/* The line for `line` in c, allocated when absent. */
+static cache_line *get_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t)
+{
+    cache_line *L = cache_find(c, line);
+    return L ? L : new_line(l, c, line, t);
 }
 
 static void fill(cache_line *L, uint8_t mask, uint64_t ready)
@@ -138,8 +142,8 @@ uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
         done = max64(ready_of(H, hit), tt + (nr ? k->lat_near : k->lat_far));
     }
     if (miss) {
-        if (!H)
-            H = get_line(l, l->home, line, t);
+        if (!H) /* cache_find just missed */
+            H = new_line(l, l->home, line, t);
         /* DRAM moves whole bursts of dram_sectors aligned sectors: the partners come along */
         uint8_t fetch = miss;
         for (uint32_t g = k->dram_sectors > 1 ? k->dram_sectors : 1, i = 0; g > 1 && i < 8; i += g) {
