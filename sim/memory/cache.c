@@ -92,6 +92,13 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     c->lines_bytes = (size_t)(c->sets * c->ways) * sizeof *c->lines;
     void *p = mmap(NULL, c->lines_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     c->lines = p == MAP_FAILED ? NULL : p;
+#ifdef MADV_HUGEPAGE
+    /* sets are picked at random: with 4 KB pages nearly every lookup in a large L2 (31 MB of
+     * lines on the H200) would also miss the host's TLB; ask for 2 MB pages (Linux
+     * transparent huge pages, where the kernel offers them; a hint, nothing else changes) */
+    if (c->lines && c->lines_bytes >= (2u << 20))
+        madvise(p, c->lines_bytes, MADV_HUGEPAGE);
+#endif
     size_t n = (size_t)(c->sets * c->ways);
     c->tags = calloc(n, sizeof *c->tags);
     c->prev = malloc(n * sizeof *c->prev);
@@ -179,13 +186,28 @@ cache_line *cache_find(cache_t *c, uint64_t tag)
     return &c->lines[base + w];
 }
 
+/* The way a miss in `set` would take (cache_alloc's choice). */
+static uint16_t victim(const cache_t *c, uint64_t set)
+{
+    return c->fill[set] < c->ways ? c->fill[set] : c->tail[set];
+}
+
 void cache_prefetch(const cache_t *c, uint64_t tag)
 {
-    uint64_t base = set_of(c, tag) * c->ways;
+    uint64_t set = set_of(c, tag), base = set * c->ways;
     for (uint32_t w = 0; w < c->ways; w += 8) /* 8 per 64-byte host line */
         __builtin_prefetch(c->tags + base + w);
     __builtin_prefetch(c->prev + base);
     __builtin_prefetch(c->next + base);
+    /* the line a miss would evict and clear (fill and tail are small: a set's 2 bytes each) */
+    __builtin_prefetch(&c->lines[base + victim(c, set)], 1);
+}
+
+void cache_prefetch_line(const cache_t *c, uint64_t tag)
+{
+    uint64_t set = set_of(c, tag), base = set * c->ways;
+    uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
+    __builtin_prefetch(&c->lines[base + (w < c->ways ? w : victim(c, set))], 1);
 }
 
 cache_line *cache_peek(cache_t *c, uint64_t tag)

@@ -45,6 +45,9 @@ cache_line *cache_peek(cache_t *c, uint64_t tag);
 /* Asks the host to bring the tags and use stamps of tag's set into its caches: a hint for a
  * lookup soon (changes nothing simulated). */
 void cache_prefetch(const cache_t *c, uint64_t tag);
+/* A later hint for the same lookup, once the tags are in the host's caches: brings in the
+ * line a lookup of tag will use (the one holding it, else the one a miss would take). */
+void cache_prefetch_line(const cache_t *c, uint64_t tag);
 /* Allocates a way for `tag` (which must not be present), evicting the set's LRU line; the
  * evicted line's tag and dirty mask go to *vtag and *vdirty (*vdirty = 0 when the way was free
  * or clean). The returned line has no valid sectors but stays allocated (cache_find finds it)

@@ -126,6 +126,11 @@ void l2_prefetch(const l2_t *l, uint64_t line)
     cache_prefetch(l->home, line);
 }
 
+void l2_prefetch_line(const l2_t *l, uint64_t line)
+{
+    cache_prefetch_line(l->home, line);
+}
+
 uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
 {
     const l2_config *k = &l->cfg;

@@ -59,6 +59,8 @@ void l2_destroy(l2_t *l);
 uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t);
 /* A host-cache hint: `line` is looked up soon (changes nothing simulated). */
 void l2_prefetch(const l2_t *l, uint64_t line);
+/* The second, later hint: the line itself (cache_prefetch_line). */
+void l2_prefetch_line(const l2_t *l, uint64_t line);
 /* Acknowledgement cycle of a write of the sectors in mask. */
 uint64_t l2_write(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t);
 /* Completion cycle of `ops` atomic operations (0: one per sector) on the sectors in mask of one

@@ -418,6 +418,11 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
             for (uint32_t o = 0; o < f->nop && o < 4; o++)
                 l2_prefetch(m->l2, m->dops[f->op0 + o].line);
         }
+        if (k + 4 < nq) { /* and, their tags now at hand, the lines themselves */
+            const struct dreq *f = &m->dq[m->order[k + 4]];
+            for (uint32_t o = 0; o < f->nop && o < 4; o++)
+                l2_prefetch_line(m->l2, m->dops[f->op0 + o].line);
+        }
         uint32_t i = m->order[k];
         struct dreq *q = &m->dq[i];
         uint64_t v = q->known;
