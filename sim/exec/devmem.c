@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 struct devmem {
     devmem_region *regs; /* sorted by base: addresses only grow */
@@ -15,33 +14,6 @@ struct devmem {
     uint64_t next;       /* base of the next allocation */
     size_t last;         /* last-hit cache for devmem_translate (index, < count when valid) */
 };
-
-/* Host backing of a device allocation, zeroed. From 2 MB on: an anonymous mapping with 2 MB
- * pages asked for (Linux transparent huge pages, where offered): kernels stream through
- * buffers of tens of MB, and with 4 KB pages every 32 coalesced warp accesses cross into a new
- * page, missing the host's TLB. */
-#define DEVMEM_HUGE ((size_t)2 << 20)
-
-static uint8_t *host_alloc(size_t size)
-{
-    if (size < DEVMEM_HUGE)
-        return (uint8_t *)calloc(1, size);
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, size, MADV_HUGEPAGE);
-#endif
-    return (uint8_t *)p;
-}
-
-static void host_free(uint8_t *p, size_t size)
-{
-    if (p && size >= DEVMEM_HUGE)
-        munmap(p, size);
-    else
-        free(p);
-}
 
 devmem_t *devmem_create(uint64_t limit_bytes)
 {
@@ -59,7 +31,7 @@ void devmem_destroy(devmem_t *m)
     if (!m)
         return;
     for (size_t i = 0; i < m->count; i++) {
-        host_free(m->regs[i].host, (size_t)m->regs[i].size);
+        free(m->regs[i].host);
         free((char *)(uintptr_t)m->regs[i].label);
     }
     free(m->regs);
@@ -100,7 +72,7 @@ wl_status devmem_alloc(devmem_t *m, uint64_t size, const char *label, uint64_t *
     }
     uint8_t *host = NULL;
     if (size) {
-        if (size > SIZE_MAX || !(host = host_alloc((size_t)size)))
+        if (size > SIZE_MAX || !(host = (uint8_t *)calloc(1, (size_t)size)))
             return diag_set(d, WL_EUSAGE, NULL, 0, 0,
                             "out of host memory for device allocation '%s' (%" PRIu64 " bytes)",
                             label, size);
@@ -108,7 +80,7 @@ wl_status devmem_alloc(devmem_t *m, uint64_t size, const char *label, uint64_t *
     size_t ln = strlen(label);
     char *lab = (char *)malloc(ln + 1);
     if (!lab) {
-        host_free(host, (size_t)size);
+        free(host);
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of host memory");
     }
     memcpy(lab, label, ln + 1);
