@@ -196,6 +196,10 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->nsm = a->sm_count;
     c->nsub = a->sub_partitions > 0 ? a->sub_partitions : 1;
     c->nf = c->m->nfuncs ? c->m->nfuncs : 1;
+    c->kstride = SB_SLOTS;
+    for (uint32_t f = 0; f < c->m->nfuncs; f++)
+        while (c->kstride < c->m->funcs[f].nregs)
+            c->kstride += SB_SLOTS;
     c->reads_clock = module_reads_clock(c->m);
     c->queue_depth = a->lsu_queue_depth < 1    ? 1
                      : a->lsu_queue_depth > 16 ? 16 /* the queues' ring size */

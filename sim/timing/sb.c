@@ -4,7 +4,7 @@
  * the compiler and variable-latency results (memory, MUFU, shuffles) with six dependence
  * counters ([HUERTA]); a warp whose next instruction reads (or overwrites) a register still
  * being produced cannot issue.
- * Model: one entry per register (key = register slot * functions + function), holding the
+ * Model: one entry per register (key = function * kstride + register, tctx.kstride), holding the
  * cycle its value is available and what kind of producer it was: fixed latency (the `wait`
  * reason), MIO (`short_scoreboard`) or L1TEX (`long_scoreboard`). Read-after-write waits;
  * write-after-write waits only on variable-latency producers (fixed-latency results retire in

@@ -318,9 +318,9 @@ static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
     ts->nsrc = in->nsrc;
     ts->ndst = in->ndst;
     for (int i = 0; i < in->nsrc; i++)
-        ts->src[i] = (uint32_t)in->src[i] * c->nf + (uint32_t)in->func;
+        ts->src[i] = (uint32_t)in->func * c->kstride + (uint32_t)in->src[i];
     for (int i = 0; i < in->ndst; i++)
-        ts->dst[i] = (uint32_t)in->dst[i] * c->nf + (uint32_t)in->func;
+        ts->dst[i] = (uint32_t)in->func * c->kstride + (uint32_t)in->dst[i];
     ts->unroll = (ir->flags & PTX_F_UNROLL_CTL) != 0;
     ts->fold = (uint8_t)folds(c, in);
     ts->res = classify_static(c, in);

@@ -245,7 +245,10 @@ typedef struct tctx {
     timing_result *res;
     diag_t *d;
     int policy;
-    uint32_t nf;            /* functions in the module (scoreboard key stride) */
+    uint32_t nf;            /* functions in the module */
+    uint32_t kstride;       /* scoreboard keys: func * kstride + register, kstride a multiple of
+                             * SB_SLOTS so a key's slot is its register's (the registers of the
+                             * running function spread over all slots) */
     int reads_clock;        /* the module reads %clock/%clock64/%globaltimer (sched_fetch) */
     int nsm, nsub;
     tsm *sms;
