@@ -84,10 +84,10 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
         for (int i = 0; i < b->nwarps; i++) {
             /* as new, but the scoreboard keeps its (cleared) overflow table, and the sector
              * scratch (written before it is read) is not cleared */
-            sb_t keep = warps[i].sb;
-            memset(&warps[i], 0, offsetof(tw, secs));
-            sb_clear(&keep);
-            warps[i].sb = keep;
+            _Static_assert(offsetof(tw, sb) + sizeof(sb_t) == offsetof(tw, secs),
+                           "the scoreboard lies between the cleared fields and the sectors");
+            memset(&warps[i], 0, offsetof(tw, sb));
+            sb_clear(&warps[i].sb);
         }
         memset(b, 0, sizeof *b);
         b->eb = eb;

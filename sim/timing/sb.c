@@ -30,17 +30,15 @@ void sb_free(sb_t *s)
 
 void sb_clear(sb_t *s)
 {
-    uint64_t *r = s->ready;
-    uint8_t *k = s->kind;
-    uint32_t cap = s->cap;
     if (s->overflow) {
-        memset(r, 0, cap * sizeof *r);
-        memset(k, 0, cap);
+        memset(s->ready, 0, s->cap * sizeof *s->ready);
+        memset(s->kind, 0, s->cap);
     }
-    memset(s, 0, sizeof *s);
-    s->ready = r;
-    s->kind = k;
-    s->cap = cap;
+    /* a slot whose cycle is 0 is empty whatever its key and kind say (sb_set takes it,
+     * sb_deps finds nothing pending), so only the cycles are cleared */
+    memset(s->at, 0, sizeof s->at);
+    s->tokmask = 0;
+    s->overflow = s->otok = 0;
 }
 
 static int table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind)
