@@ -65,7 +65,6 @@ uint64_t cache_hash(uint64_t x)
     return x;
 }
 
-
 cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
 {
     if (lines == 0 || ways == 0)

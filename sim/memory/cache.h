@@ -42,8 +42,8 @@ uint64_t cache_capacity_lines(const cache_t *c);
 cache_line *cache_find(cache_t *c, uint64_t tag);
 /* The same without counting as a use (the replacement order is unchanged). */
 cache_line *cache_peek(cache_t *c, uint64_t tag);
-/* Asks the host to bring the tags and use stamps of tag's set into its caches: a hint for a
- * lookup soon (changes nothing simulated). */
+/* Asks the host to bring the tags and recency list of tag's set, and the line a miss would
+ * evict, into its caches: a hint for a lookup soon (changes nothing simulated). */
 void cache_prefetch(const cache_t *c, uint64_t tag);
 /* A later hint for the same lookup, once the tags are in the host's caches: brings in the
  * line a lookup of tag will use (the one holding it, else the one a miss would take). */
