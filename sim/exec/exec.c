@@ -526,7 +526,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         out->exec_mask = m;
     }
     b->cnt.warp_insts++;
-    b->cnt.thread_insts += m == XFULL ? 32u : (uint64_t)xpopc(m);
+    b->cnt.thread_insts += m == XFULL ? 32u : (uint64_t)wl_popc32(m);
     if (in->op < PTX_OP_COUNT)
         b->cnt.op_count[in->op]++;
     wl_status st = WL_OK;
@@ -692,7 +692,7 @@ static wl_status run_fast(exec_block *b, xwarp *W, uint64_t max_insts, diag_t *d
             t->pc++;
         }
         cnt->warp_insts++;
-        cnt->thread_insts += m == XFULL ? 32u : (uint64_t)xpopc(m);
+        cnt->thread_insts += m == XFULL ? 32u : (uint64_t)wl_popc32(m);
         cnt->op_count[in->op]++;
         if (m && in->lane == XL_FAST) {
             in->fast(in, regs, m);

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "bits.h"
 #include "devmem.h"
 #include "diag.h"
 #include "exec.h"
@@ -252,14 +253,6 @@ void xwide_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_
 /* Fault / unsupported message helpers (exec.c). */
 wl_status exec_fail(const exec_block *b, int warp, int lane, const xinsn *in, wl_status st,
                     diag_t *d, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-
-/* Population count without depending on a hardware instruction (no -mpopcnt). */
-static inline int xpopc(uint32_t v)
-{
-    v = v - ((v >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
-}
 
 /* Slot access: the 32 lanes of slot s in the current frame. */
 #define XR(regs, s) ((regs) + (size_t)(s) * 32u)

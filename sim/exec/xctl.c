@@ -83,7 +83,7 @@ wl_status xctl_bar(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uin
     br->col = in->ir->col;
     if (m == 0)
         return WL_OK;
-    br->arrived += (uint32_t)xpopc(m);
+    br->arrived += wl_popc32(m);
     if (red) {
         const xop *po = &in->o[in->nops - 1];
         uint32_t t = 0;
@@ -94,12 +94,12 @@ wl_status xctl_bar(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uin
                     v = !v;
                 t |= (uint32_t)v << l;
             }
-        if (br->arrived == (uint32_t)xpopc(m)) {
+        if (br->arrived == wl_popc32(m)) {
             br->red_and = 1;
             br->red_or = 0;
         }
         br->red_aop = in->aop;
-        br->red_popc += (uint32_t)xpopc(t);
+        br->red_popc += wl_popc32(t);
         br->red_and = br->red_and && t == m;
         br->red_or = br->red_or || t != 0;
         const xframe *fr = &W->frames[W->fp - 1];
@@ -131,7 +131,7 @@ void xctl_exit_lanes(exec_block *b, xwarp *W, uint32_t m)
     W->wsync &= ~m;
     if (W->live == 0)
         W->state = EXEC_WARP_DONE; /* at once, so a scheduler never picks it again */
-    b->exited += (uint32_t)xpopc(m);
+    b->exited += wl_popc32(m);
     /* Exited threads no longer count towards barriers without a thread count. */
     for (int id = 0; id < 16; id++)
         bar_try_complete(b, id);

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "bits.h"
+
 #define CACHE_MAX_SECTORS 4
 
 typedef struct {
@@ -54,11 +56,10 @@ void cache_prefetch_line(const cache_t *c, uint64_t tag);
  * until evicted. */
 cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty);
 
-/* Number of sectors (set bits) in a sector mask (a table: the host may lack POPCNT). */
+/* Number of sectors (set bits) in a sector mask. */
 static inline uint32_t cache_nsectors(uint8_t mask)
 {
-    static const uint8_t n4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-    return (uint32_t)n4[mask & 15u] + n4[mask >> 4];
+    return wl_popc32(mask);
 }
 
 /* 64-bit mixer (splitmix64 finaliser) used for set, slice, channel and partition hashing. */

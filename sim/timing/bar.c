@@ -48,7 +48,7 @@ wl_status bar_arrive(tctx *c, tblock *b, tw *w, uint64_t now, int waits)
     int id = w->dg.bar_id & 15;
     tbar *br = &b->bars[id];
     br->expected = w->dg.bar_count;
-    br->arrived += tpopc(w->dg.exec_mask);
+    br->arrived += wl_popc32(w->dg.exec_mask);
     br->line = w->dg.st->line;
     if (waits) {
         w->state = TW_BARRIER;

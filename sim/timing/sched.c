@@ -558,7 +558,7 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     mem_req q = {.cycle = start, .issue = t, .owner = w, .sm = (uint32_t)sp->sm->id,
                  .space = g->space,
                  .kind = g->mkind, .nsectors = ns, .sectors = w->secs,
-                 .lanes = g->mkind == MEM_ATOMIC ? tpopc(g->exec_mask) : 0};
+                 .lanes = g->mkind == MEM_ATOMIC ? wl_popc32(g->exec_mask) : 0};
     uint64_t done = mem_access(c->mem, &q);
     if (g->space == PTX_SPACE_LOCAL) {
         r->local_requests++;
@@ -587,7 +587,7 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     timing_result *r = c->res;
     tblock *b = w->blk;
     r->warp_instructions++;
-    r->thread_instructions += (uint64_t)tpopc(g->exec_mask);
+    r->thread_instructions += (uint64_t)wl_popc32(g->exec_mask);
     if (ts->opcode < PTX_OP_COUNT)
         r->op_count[ts->opcode]++;
     if (c->tr)
@@ -649,7 +649,7 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     if (g->flags & D_BARRIER)
         st = bar_arrive(c, b, w, t, (g->flags & D_BAR_WAITS) != 0);
     if (st == WL_OK && g->exit_mask)
-        st = bar_exit(c, b, tpopc(g->exit_mask), t);
+        st = bar_exit(c, b, wl_popc32(g->exit_mask), t);
     uint32_t xissue = g->flags & D_EXPAND ? ts->xissue : 0; /* g is overwritten by the fetch */
     if (st == WL_OK && w->state == TW_ACTIVE && !w->has_pending)
         st = sched_fetch(c, w, t);

@@ -13,20 +13,13 @@
 
 #include <stdint.h>
 
+#include "bits.h"
 #include "exec.h"
 #include "memsys.h"
 #include "timing.h"
 #include "trace.h"
 
 #define T_INF UINT64_MAX
-
-/* Population count inline (the build has no -mpopcnt, so __builtin_popcount is a call). */
-static inline uint32_t tpopc(uint32_t v)
-{
-    v = v - ((v >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    return (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
-}
 
 /* ---- numbers the arch file does not carry yet (requested in docs/model.md) ---------------- */
 /* Shared-memory / shuffle unit of one SM: one wavefront per cycle. [CPG] (shared memory,
