@@ -224,8 +224,6 @@ wl_status xopf_exec(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d);
 void xopf_fma32_rn(const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *Dv);
 /* xfast.c: picks in->fast for the forms that have a direct handler (called by the decoder). */
 void xop_pick_fast(xinsn *in);
-/* The handler of a fast instruction whose result nothing reads (xalloc): does nothing. */
-void xfast_nop(const xinsn *in, uint64_t *regs, uint32_t m);
 xnz_fn xfast_pick_nz_mask(void);
 /* xmem.c */
 wl_status xmem_exec(exec_block *b, int warp, const xinsn *in, uint32_t m, exec_step_info *out,

@@ -383,10 +383,6 @@ wl_status xalloc_func(xfunc *xf, diag_t *d)
         remap(&x->guard, map, nr, np, sink);
         for (int k = 0; k < x->npre; k++)
             remap(&x->pre[k].slot, map, nr, np, sink);
-        /* a fast handler writes its destination and nothing else: into the sink (the mov of a
-         * propagated constant, a result nothing reads) there is nothing to compute */
-        if (x->fast && x->o[0].slot == (int32_t)sink)
-            x->fast = xfast_nop;
     }
     xf->nslots = xf->nslots - nr + np;
     xf->nregs = np;

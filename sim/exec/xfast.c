@@ -132,13 +132,6 @@ XF_TARGET_AVX2 static uint32_t nz_mask_avx2(const uint64_t *G)
 }
 #endif
 
-void xfast_nop(const xinsn *in, uint64_t *regs, uint32_t m)
-{
-    (void)in;
-    (void)regs;
-    (void)m;
-}
-
 xnz_fn xfast_pick_nz_mask(void)
 {
 #if XF_AVX2
