@@ -592,6 +592,93 @@ static const char xalloc_ptx[] = HDR
     "st.global.u32 [%rd4+8], %r6;\nbra.uni L1;\n"
     "}\n";
 
+/* exec_prog_pass_folded: %r2's move (every reader takes the 7), %r7's (never read, just before
+ * the branch's reconvergence point) and %r8's (never read, just before ret) are passed over;
+ * %r3's is not (a guarded second write), nor %r1's (a special register). */
+static const char fold_ptx[] = HDR
+    ".visible .entry f(.param .u64 p)\n{\n.reg .pred %p<3>;\n.reg .b32 %r<9>;\n"
+    ".reg .b64 %rd<5>;\n"
+    "ld.param.u64 %rd1, [p];\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "mov.u32 %r2, 7;\n"
+    "mov.u32 %r3, 5;\n"
+    "add.u32 %r4, %r1, %r2;\n"
+    "setp.lt.u32 %p1, %r1, 16;\n"
+    "@%p1 mov.u32 %r3, 9;\n"
+    "add.u32 %r5, %r4, %r3;\n"
+    "setp.lt.u32 %p2, %r1, 8;\n"
+    "@%p2 bra L;\n"
+    "add.u32 %r5, %r5, 100;\n"
+    "mov.u32 %r7, 11;\n"
+    "L:\n"
+    "mul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n"
+    "st.global.u32 [%rd3], %r5;\n"
+    "mov.u32 %r8, 1;\n"
+    "ret;\n}\n";
+
+/* Steps warp 0 of a block of p to the end: the opcodes it ran, the moves passed over. */
+static int fold_steps(kt *t, exec_prog *p, uint16_t *ops, uint32_t *passed, exec_counts *cnt)
+{
+    uint32_t c[3] = {0, 0, 0};
+    exec_block *b = exec_block_create(p, c, &t->d);
+    assert_non_null(b);
+    exec_step_info in;
+    int n = 0;
+    *passed = 0;
+    while (exec_warp_state_of(b, 0) == EXEC_WARP_READY && n < 64) {
+        assert_int_equal(exec_warp_step(b, 0, &in, &t->d), WL_OK);
+        *passed += in.passed;
+        if (in.exited && in.opcode == 0 && in.exec_mask == 0)
+            break;
+        ops[n++] = in.opcode;
+    }
+    *cnt = *exec_block_counts(b);
+    exec_block_destroy(b);
+    return n;
+}
+
+static void test_pass_folded(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, fold_ptx, "f");
+    uint64_t d = kt_buf(&t, NULL, 4 * 32);
+    kt_arg(&t, 0, d);
+    exec_prog *p = kt_prog(&t, 1, 32, 0, 0);
+    uint16_t all[64], lean[64];
+    uint32_t pass_all, pass_lean;
+    exec_counts c_all, c_lean;
+    int n_all = fold_steps(&t, p, all, &pass_all, &c_all);
+    unsigned out[32];
+    kt_get(&t, d, out, sizeof out);
+    for (unsigned i = 0; i < 32; i++)
+        if (out[i] != i + 7 + (i < 16 ? 9 : 5) + (i < 8 ? 0 : 100))
+            fail_msg("stepped: lane %u = %u", i, out[i]);
+    memset(devmem_translate(t.mem, d, sizeof out), 0, sizeof out);
+    exec_prog_pass_folded(p);
+    int n_lean = fold_steps(&t, p, lean, &pass_lean, &c_lean);
+    kt_get(&t, d, out, sizeof out);
+    exec_prog_destroy(p);
+    for (unsigned i = 0; i < 32; i++)
+        if (out[i] != i + 7 + (i < 16 ? 9 : 5) + (i < 8 ? 0 : 100))
+            fail_msg("passing: lane %u = %u", i, out[i]);
+    /* the same instructions less the three moves, which still count as executed */
+    if (pass_all != 0 || pass_lean != 3 || n_lean != n_all - 3)
+        fail_msg("passed %u and %u, steps %d and %d", pass_all, pass_lean, n_all, n_lean);
+    int movs_all = 0, movs_lean = 0;
+    for (int i = 0; i < n_all; i++)
+        movs_all += all[i] == PTX_OP_MOV;
+    for (int i = 0; i < n_lean; i++)
+        movs_lean += lean[i] == PTX_OP_MOV;
+    if (movs_all != 6 || movs_lean != 3)
+        fail_msg("moves stepped: %d and %d", movs_all, movs_lean);
+    if (memcmp(&c_all, &c_lean, sizeof c_all) != 0)
+        fail_msg("counts differ: %llu/%llu warp instructions, %llu/%llu thread instructions",
+                 (unsigned long long)c_all.warp_insts, (unsigned long long)c_lean.warp_insts,
+                 (unsigned long long)c_all.thread_insts, (unsigned long long)c_lean.thread_insts);
+    kt_close(&t);
+}
+
 static void test_register_slots(void **state)
 {
     (void)state;
@@ -637,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_barrier_count_mismatch),
         cmocka_unit_test(test_divergent_call_return),
         cmocka_unit_test(test_step_api),
+        cmocka_unit_test(test_pass_folded),
         cmocka_unit_test(test_block_reuse),
         cmocka_unit_test(test_unsupported_at_run_time),
         cmocka_unit_test(test_modifiers),

@@ -213,6 +213,11 @@ void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
     block_reset(b, ctaid, 0);
 }
 
+void exec_prog_pass_folded(exec_prog *p)
+{
+    p->pass_folded = 1;
+}
+
 void exec_prog_slots(const exec_prog *p, uint32_t *regs, uint32_t *imm, uint32_t *declared)
 {
     const xfunc *kf = &p->funcs[p->kindex];
@@ -501,14 +506,39 @@ static wl_status step_status(const exec_block *b, int warp, const xinsn *in, wl_
     return st;
 }
 
+/* exec_prog_pass_folded: passes over the no-op moves at the warp's pc, counting each as
+ * executed; returns how many. The warp is READY with a runnable top entry (ready_top). */
+static uint32_t pass_noops(exec_block *b, xwarp *W)
+{
+    uint32_t n = 0;
+    for (;;) {
+        xsimt *t = &W->simt[W->sp - 1];
+        const xinsn *in = &b->p->funcs[W->frames[W->fp - 1].func].ins[t->pc];
+        if (!in->noop)
+            return n;
+        b->cnt.warp_insts++;
+        b->cnt.thread_insts += t->mask == XFULL ? 32u : (uint64_t)wl_popc32(t->mask);
+        b->cnt.op_count[PTX_OP_MOV]++;
+        t->pc++;
+        n++;
+        if (!ready_top(b, W))
+            return n;
+    }
+}
+
 wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d)
 {
     xwarp *W = &b->w[warp];
-    if (!ready_top(b, W)) {
+    uint32_t passed = 0;
+    if (ready_top(b, W) && b->p->pass_folded)
+        passed = pass_noops(b, W);
+    if (W->state != EXEC_WARP_READY) {
         if (out && W->state == EXEC_WARP_DONE) {
             memset(out, 0, offsetof(exec_step_info, addr));
             out->exited = 1;
         }
+        if (out)
+            out->passed = passed;
         return WL_OK;
     }
     const exec_prog *p = b->p;
@@ -524,6 +554,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
     if (out) {
         fill_static(W, xf, in, out);
         out->exec_mask = m;
+        out->passed = passed;
     }
     b->cnt.warp_insts++;
     b->cnt.thread_insts += m == XFULL ? 32u : (uint64_t)wl_popc32(m);

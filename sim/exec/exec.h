@@ -62,6 +62,13 @@ void exec_prog_destroy(exec_prog *p);
  * registers, shared by registers whose live ranges do not overlap (xalloc.c), *imm its
  * immediates; *declared is the number of virtual registers the PTX declares. */
 void exec_prog_slots(const exec_prog *p, uint32_t *regs, uint32_t *imm, uint32_t *declared);
+/* From now on exec_warp_step passes over the moves ptxas folds away whose execution has no
+ * effect: `mov` of an immediate into a register whose every reader takes the immediate instead
+ * (xalloc.c propagate_constants; the move writes the sink) and which no other instruction
+ * writes. They still count as executed (exec_counts) and exec_step_info.passed reports them.
+ * For the timing model, which counts such moves as folded and never issues them; the register's
+ * scoreboard entry they would set (ready at once) is never waited on, as nothing else writes it. */
+void exec_prog_pass_folded(exec_prog *p);
 
 /* A CTA at block index (x, y, z), all its warps at the first instruction. NULL on out of memory
  * (d set). */
@@ -114,6 +121,10 @@ typedef struct {
     uint8_t bar_id;
     uint32_t bar_count;   /* threads expected (0 = whole CTA) */
     uint32_t exit_mask;   /* lanes that exited on this instruction */
+    /* exec_prog_pass_folded: the no-op moves passed over just before this instruction (or
+     * before the warp finished, when exited is set and nothing ran); each is counted in
+     * exec_counts as executed */
+    uint32_t passed;
 } exec_step_info;
 
 /* Describes the warp's next instruction without running it (opcode, unit, pc, line, active

@@ -68,6 +68,7 @@ typedef struct xinsn_s {
      * round-to-nearest, moves); NULL: go through xop_exec's general dispatch. */
     void (*fast)(const struct xinsn_s *in, uint64_t *regs, uint32_t m);
     uint8_t lane;                   /* XL_*: how exec.c's functional fast lane runs it */
+    uint8_t noop;                   /* a folded move without effect (xalloc.c mark_noops) */
     /* IR registers read and written (exec_step_info's src/dst), listed once at decode */
     uint8_t nsrc, ndst;
     int32_t src[EXEC_MAX_REGS], dst[EXEC_MAX_REGS];
@@ -124,6 +125,7 @@ struct exec_prog {
     int recursive;                   /* some call is recursive: room for XRECURSION frames */
     devmem_t *mem;
     xnz_fn nz_mask;                  /* xfast_pick_nz_mask: the host's fastest form */
+    int pass_folded;                 /* exec_prog_pass_folded */
 };
 
 typedef struct {

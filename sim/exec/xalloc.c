@@ -350,6 +350,42 @@ static void remap(int32_t *s, const uint32_t *map, uint32_t nr, uint32_t np, uin
         *s = map[*s] == XA_SINK ? (int32_t)sink : (int32_t)map[*s];
 }
 
+/* Marks the moves exec_prog_pass_folded lets the executor pass over: `mov` of a PTX immediate
+ * into a register, unguarded, that now writes the sink (propagate_constants gave every reader
+ * the immediate, or nothing reads it), where no other instruction writes that register (so the
+ * scoreboard entry the timing model would give it, ready at once, can never be waited on).
+ * Functions with calls are left alone: a call's return registers are written but not listed
+ * as destinations. */
+static int mark_noops(xfunc *xf, uint32_t nr, int32_t sink)
+{
+    const ptx_func *f = xf->f;
+    uint8_t *writers = calloc(nr ? nr : 1, 1); /* 0, 1, or 2 for more */
+    if (!writers)
+        return -1;
+    int calls = 0;
+    for (uint32_t i = 0; i < xf->n; i++) {
+        const xinsn *x = &xf->ins[i];
+        calls |= x->op == PTX_OP_CALL;
+        for (int j = 0; j < x->ndst; j++)
+            if (x->dst[j] >= 0 && (uint32_t)x->dst[j] < nr && writers[x->dst[j]] < 2)
+                writers[x->dst[j]]++;
+    }
+    for (uint32_t i = 0; i < xf->n && !calls; i++) {
+        xinsn *x = &xf->ins[i];
+        const ptx_insn *ir = x->ir;
+        if (x->op != PTX_OP_MOV || x->guard >= 0 || x->nops != 2 || x->npre || x->ndst != 1 ||
+            x->nsrc != 0 || x->o[0].kind != XO_SLOT || x->o[0].slot != sink || !ir ||
+            ir->nops != 2 || (ir->flags & PTX_F_UNROLL_CTL))
+            continue;
+        int k0 = f->ops[ir->op0].kind, k1 = f->ops[ir->op0 + 1].kind;
+        if (k0 == PTX_OPND_REG && (k1 == PTX_OPND_IMM || k1 == PTX_OPND_FIMM) &&
+            (uint32_t)x->dst[0] < nr && writers[x->dst[0]] == 1)
+            x->noop = 1;
+    }
+    free(writers);
+    return 0;
+}
+
 wl_status xalloc_func(xfunc *xf, diag_t *d)
 {
     uint32_t nr = xf->nregs;
@@ -387,5 +423,7 @@ wl_status xalloc_func(xfunc *xf, diag_t *d)
     xf->nslots = xf->nslots - nr + np;
     xf->nregs = np;
     free(map);
+    if (mark_noops(xf, nr, (int32_t)sink) != 0)
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     return WL_OK;
 }

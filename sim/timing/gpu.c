@@ -564,8 +564,10 @@ wl_status timing_run(const ptx_module *m, const ptx_func *k, const arch_t *a,
     memcpy(g.grid, cfg->grid, sizeof g.grid);
     memcpy(g.block, cfg->block, sizeof g.block);
     st = exec_prog_create(m, k, &g, mem, &c.prog, d);
-    if (st == WL_OK)
+    if (st == WL_OK) {
+        exec_prog_pass_folded(c.prog);
         st = setup(&c, cfg);
+    }
     res->nblocks = c.nblocks;
     if (st == WL_OK && c.nblocks <= (UINT64_C(1) << 22)) {
         res->blocks = calloc((size_t)c.nblocks, sizeof *res->blocks);

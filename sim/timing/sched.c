@@ -370,7 +370,9 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         wl_status st = exec_warp_step(b->eb, w->bw, info, c->d);
         if (st != WL_OK)
             return st;
-        if (exec_block_counts(b->eb)->warp_insts == before) {
+        /* no-op moves the executor passed over (exec_prog_pass_folded): folded, as below */
+        c->res->folded_instructions += info->passed;
+        if (exec_block_counts(b->eb)->warp_insts == before + info->passed) {
             if (exec_warp_state_of(b->eb, w->bw) == EXEC_WARP_DONE) {
                 w->state = TW_DRAIN;
                 w->t_drain = max64(now + 1, w->mem_done);
