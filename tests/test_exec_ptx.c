@@ -592,7 +592,7 @@ static const char xalloc_ptx[] = HDR
     "st.global.u32 [%rd4+8], %r6;\nbra.uni L1;\n"
     "}\n";
 
-/* exec_prog_pass_folded: %r2's move (every reader takes the 7), %r7's (never read, just before
+/* exec_prog_pass_folded (and exec_prog_no_op_counts): %r2's move (every reader takes the 7), %r7's (never read, just before
  * the branch's reconvergence point) and %r8's (never read, just before ret) are passed over;
  * %r3's is not (a guarded second write), nor %r1's (a special register). */
 static const char fold_ptx[] = HDR
@@ -658,7 +658,19 @@ static void test_pass_folded(void **state)
     exec_prog_pass_folded(p);
     int n_lean = fold_steps(&t, p, lean, &pass_lean, &c_lean);
     kt_get(&t, d, out, sizeof out);
+    /* exec_prog_no_op_counts: the same counts but none per opcode */
+    exec_prog_no_op_counts(p);
+    exec_counts c_noop;
+    uint32_t pass_noop;
+    fold_steps(&t, p, lean, &pass_noop, &c_noop);
     exec_prog_destroy(p);
+    for (int i = 0; i < PTX_OP_COUNT; i++)
+        if (c_noop.op_count[i])
+            fail_msg("no_op_counts: opcode %d counted %llu", i,
+                     (unsigned long long)c_noop.op_count[i]);
+    if (c_noop.warp_insts != c_all.warp_insts || c_noop.thread_insts != c_all.thread_insts ||
+        c_noop.branches != c_all.branches || c_noop.divergent_branches != c_all.divergent_branches)
+        fail_msg("no_op_counts: other counts changed");
     for (unsigned i = 0; i < 32; i++)
         if (out[i] != i + 7 + (i < 16 ? 9 : 5) + (i < 8 ? 0 : 100))
             fail_msg("passing: lane %u = %u", i, out[i]);

@@ -165,7 +165,7 @@ static void block_reset(exec_block *b, const uint32_t ctaid[3], int fresh)
     memcpy(b->ctaid, ctaid, sizeof b->ctaid);
     b->exited = 0;
     memset(b->bars, 0, sizeof b->bars);
-    memset(&b->cnt, 0, sizeof b->cnt);
+    memset(&b->cnt, 0, p->no_op_counts ? offsetof(exec_counts, op_count) : sizeof b->cnt);
     b->has_clock = 0;
     b->has_sm = 0;
     b->clock = b->timer_ns = 0;
@@ -216,6 +216,11 @@ void exec_block_reset(exec_block *b, const uint32_t ctaid[3])
 void exec_prog_pass_folded(exec_prog *p)
 {
     p->pass_folded = 1;
+}
+
+void exec_prog_no_op_counts(exec_prog *p)
+{
+    p->no_op_counts = 1;
 }
 
 void exec_prog_slots(const exec_prog *p, uint32_t *regs, uint32_t *imm, uint32_t *declared)
@@ -518,7 +523,8 @@ static uint32_t pass_noops(exec_block *b, xwarp *W)
             return n;
         b->cnt.warp_insts++;
         b->cnt.thread_insts += t->mask == XFULL ? 32u : (uint64_t)wl_popc32(t->mask);
-        b->cnt.op_count[PTX_OP_MOV]++;
+        if (!b->p->no_op_counts)
+            b->cnt.op_count[PTX_OP_MOV]++;
         t->pc++;
         n++;
         if (!ready_top(b, W))
@@ -558,7 +564,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
     }
     b->cnt.warp_insts++;
     b->cnt.thread_insts += m == XFULL ? 32u : (uint64_t)wl_popc32(m);
-    if (in->op < PTX_OP_COUNT)
+    if (in->op < PTX_OP_COUNT && !p->no_op_counts)
         b->cnt.op_count[in->op]++;
     wl_status st = WL_OK;
     switch (in->op) {

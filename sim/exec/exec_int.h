@@ -126,6 +126,7 @@ struct exec_prog {
     devmem_t *mem;
     xnz_fn nz_mask;                  /* xfast_pick_nz_mask: the host's fastest form */
     int pass_folded;                 /* exec_prog_pass_folded */
+    int no_op_counts;                /* exec_prog_no_op_counts */
 };
 
 typedef struct {

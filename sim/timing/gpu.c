@@ -566,6 +566,7 @@ wl_status timing_run(const ptx_module *m, const ptx_func *k, const arch_t *a,
     st = exec_prog_create(m, k, &g, mem, &c.prog, d);
     if (st == WL_OK) {
         exec_prog_pass_folded(c.prog);
+        exec_prog_no_op_counts(c.prog); /* the timing model counts what it issues */
         st = setup(&c, cfg);
     }
     res->nblocks = c.nblocks;
