@@ -691,6 +691,58 @@ static void test_pass_folded(void **state)
     kt_close(&t);
 }
 
+/* exec_prog_lean_steps: the same steps as a full program, with the instruction's description
+ * (unit, latency class, position, registers) from exec_insn_describe instead. */
+static void test_lean_steps(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, step_ptx, "s");
+    uint64_t d = kt_buf(&t, NULL, 4 * 32);
+    kt_arg(&t, 0, d);
+    exec_prog *pf = kt_prog(&t, 1, 20, 0, 0), *pl = kt_prog(&t, 1, 20, 0, 0);
+    exec_prog_lean_steps(pl);
+    uint32_t c[3] = {0, 0, 0};
+    exec_block *bf = exec_block_create(pf, c, &t.d), *bl = exec_block_create(pl, c, &t.d);
+    assert_non_null(bf);
+    assert_non_null(bl);
+    int n = 0;
+    while (exec_warp_state_of(bf, 0) == EXEC_WARP_READY && n < 50) {
+        exec_step_info f, l, ds;
+        memset(&l, 0xa5, sizeof l); /* stale fields: what lean steps leave alone */
+        assert_int_equal(exec_warp_step(bf, 0, &f, &t.d), WL_OK);
+        assert_int_equal(exec_warp_step(bl, 0, &l, &t.d), WL_OK);
+        n++;
+        if (f.exited && f.opcode == 0 && f.exec_mask == 0) {
+            if (!l.exited || l.exec_mask != 0)
+                fail_msg("lean: not finished with the full program");
+            break;
+        }
+        if (l.opcode != f.opcode || l.func != f.func || l.pc != f.pc || l.active != f.active ||
+            l.live != f.live || l.exec_mask != f.exec_mask || l.mem_space != f.mem_space ||
+            l.mem_load != f.mem_load || l.mem_store != f.mem_store || l.mem_size != f.mem_size ||
+            l.is_branch != f.is_branch || l.divergent != f.divergent || l.exited != f.exited ||
+            l.exit_mask != f.exit_mask || l.addr_linear != f.addr_linear || l.passed != f.passed)
+            fail_msg("step %d (pc %u): lean and full steps differ", n, f.pc);
+        for (int k = 0; k < 32; k++)
+            if (((f.exec_mask >> k) & 1) && f.mem_space && l.addr[k] != f.addr[k])
+                fail_msg("step %d: lane %d address", n, k);
+        exec_insn_describe(pl, l.func, l.pc, &ds);
+        if (ds.opcode != f.opcode || ds.unit != f.unit || ds.latclass != f.latclass ||
+            ds.line != f.line || ds.col != f.col || ds.loc_line != f.loc_line ||
+            ds.nsrc != f.nsrc || ds.ndst != f.ndst ||
+            memcmp(ds.src, f.src, sizeof ds.src) != 0 || memcmp(ds.dst, f.dst, sizeof ds.dst) != 0)
+            fail_msg("step %d (pc %u): exec_insn_describe differs from the step", n, f.pc);
+    }
+    if (n < 6)
+        fail_msg("only %d steps", n);
+    exec_block_destroy(bf);
+    exec_block_destroy(bl);
+    exec_prog_destroy(pf);
+    exec_prog_destroy(pl);
+    kt_close(&t);
+}
+
 static void test_register_slots(void **state)
 {
     (void)state;
@@ -737,6 +789,7 @@ int main(void)
         cmocka_unit_test(test_divergent_call_return),
         cmocka_unit_test(test_step_api),
         cmocka_unit_test(test_pass_folded),
+        cmocka_unit_test(test_lean_steps),
         cmocka_unit_test(test_block_reuse),
         cmocka_unit_test(test_unsupported_at_run_time),
         cmocka_unit_test(test_modifiers),

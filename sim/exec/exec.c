@@ -223,6 +223,11 @@ void exec_prog_no_op_counts(exec_prog *p)
     p->no_op_counts = 1;
 }
 
+void exec_prog_lean_steps(exec_prog *p)
+{
+    p->lean_steps = 1;
+}
+
 void exec_prog_slots(const exec_prog *p, uint32_t *regs, uint32_t *imm, uint32_t *declared)
 {
     const xfunc *kf = &p->funcs[p->kindex];
@@ -390,7 +395,8 @@ static int ready_top(exec_block *b, xwarp *W)
 }
 
 /* The static part of the step info: what the instruction is, before it runs. */
-static void fill_static(const xwarp *W, const xfunc *xf, const xinsn *in, exec_step_info *out)
+/* What the instruction is, before it runs (no warp: func, pc, active and live are the caller's). */
+static void describe(const xinsn *in, exec_step_info *out)
 {
     /* Everything but the per-lane addresses (256 bytes, filled only for memory instructions).
      * In 16-byte pieces of constant size, which the compiler writes as stores: a call to the
@@ -407,18 +413,41 @@ static void fill_static(const xwarp *W, const xfunc *xf, const xinsn *in, exec_s
     out->opcode = in->ir->op;
     out->unit = in->unit;
     out->latclass = in->lat;
-    out->func = W->frames[W->fp - 1].func;
-    out->pc = W->simt[W->sp - 1].pc;
     out->line = in->ir->line;
     out->col = in->ir->col;
     out->loc_line = in->ir->loc_line;
-    out->active = W->simt[W->sp - 1].mask;
-    out->live = W->live;
     out->nsrc = in->nsrc;
     out->ndst = in->ndst;
     memcpy(out->src, in->src, sizeof out->src);
     memcpy(out->dst, in->dst, sizeof out->dst);
-    (void)xf;
+}
+
+/* The step info before the instruction runs. Lean (exec_prog_lean_steps, for steps only):
+ * only what a run may set is cleared, and only what identifies the instruction and its lanes is
+ * written. */
+static void fill_static(int lean, const xwarp *W, const xinsn *in, exec_step_info *out)
+{
+    if (lean) {
+        enum { M0 = offsetof(exec_step_info, mem_space), M1 = offsetof(exec_step_info, addr),
+               POST = offsetof(exec_step_info, addr) + 256 };
+        _Static_assert(offsetof(exec_step_info, is_branch) == POST, "exec_step_info layout");
+        memset((char *)out + M0, 0, M1 - M0);
+        memset((char *)out + POST, 0, sizeof *out - POST);
+        out->opcode = in->ir->op;
+    } else {
+        describe(in, out);
+    }
+    out->func = W->frames[W->fp - 1].func;
+    out->pc = W->simt[W->sp - 1].pc;
+    out->active = W->simt[W->sp - 1].mask;
+    out->live = W->live;
+}
+
+void exec_insn_describe(const exec_prog *p, int func, uint32_t pc, exec_step_info *out)
+{
+    describe(&p->funcs[func].ins[pc], out);
+    out->func = func;
+    out->pc = pc;
 }
 
 int exec_warp_peek(exec_block *b, int warp, exec_step_info *out)
@@ -429,13 +458,13 @@ int exec_warp_peek(exec_block *b, int warp, exec_step_info *out)
         const xinsn *in = &b->p->funcs[W->frames[W->fp - 1].func].ins[W->simt[W->sp - 1].pc];
         if (W->simt[W->sp - 1].pc >= b->p->funcs[W->frames[W->fp - 1].func].n)
             return 0;
-        fill_static(W, &b->p->funcs[W->frames[W->fp - 1].func], in, out);
+        fill_static(0, W, in, out);
         return 1;
     }
     if (!ready_top(b, W))
         return 0;
     const xfunc *xf = &b->p->funcs[W->frames[W->fp - 1].func];
-    fill_static(W, xf, &xf->ins[W->simt[W->sp - 1].pc], out);
+    fill_static(0, W, &xf->ins[W->simt[W->sp - 1].pc], out);
     return 1;
 }
 
@@ -558,7 +587,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         xwide_pre(b, warp, in, regs, active);
     uint32_t m = guarded(b->p, in, regs, active);
     if (out) {
-        fill_static(W, xf, in, out);
+        fill_static(p->lean_steps, W, in, out);
         out->exec_mask = m;
         out->passed = passed;
     }

@@ -73,6 +73,12 @@ void exec_prog_pass_folded(exec_prog *p);
  * zero; the other counts are kept): for the timing model, which counts what it issues itself.
  * Saves a host cache line per step and 1.6 KB of clearing per block. */
 void exec_prog_no_op_counts(exec_prog *p);
+/* From now on exec_warp_step fills only what identifies the instruction and its lanes (opcode,
+ * func, pc, active, live, exec_mask) and what the run sets (memory, control, passed); unit,
+ * latclass, line, col, loc_line and the register lists are left as they were. For a caller
+ * that keeps what it derived from an instruction (the timing model's tstatic) and reads those
+ * once per instruction with exec_insn_describe. */
+void exec_prog_lean_steps(exec_prog *p);
 
 /* A CTA at block index (x, y, z), all its warps at the first instruction. NULL on out of memory
  * (d set). */
@@ -136,6 +142,9 @@ typedef struct {
  * check dependencies before it issues. Returns 0 when the warp has finished. A warp waiting at a
  * barrier reports the instruction after the barrier. */
 int exec_warp_peek(exec_block *b, int warp, exec_step_info *out);
+/* The step info of instruction pc of function func before it runs: every field but active,
+ * live, exec_mask and what the run sets (all 0). */
+void exec_insn_describe(const exec_prog *p, int func, uint32_t pc, exec_step_info *out);
 
 /* Executes warp's next instruction. out may be NULL (the fast functional path). The warp must be
  * READY. Errors: WL_EFAULT (bad access: message like compute-sanitizer), WL_EUNSUPPORTED,

@@ -127,6 +127,7 @@ struct exec_prog {
     xnz_fn nz_mask;                  /* xfast_pick_nz_mask: the host's fastest form */
     int pass_folded;                 /* exec_prog_pass_folded */
     int no_op_counts;                /* exec_prog_no_op_counts */
+    int lean_steps;                  /* exec_prog_lean_steps */
 };
 
 typedef struct {

@@ -388,8 +388,11 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         }
         const exec_step_info *in = info;
         tstatic *ts = &c->stat[in->func][in->pc];
-        if (!ts->valid)
-            static_fill(c, ts, in);
+        if (!ts->valid) { /* steps are lean (exec_prog_lean_steps): the rest, once per pc */
+            exec_step_info full;
+            exec_insn_describe(c->prog, in->func, in->pc, &full);
+            static_fill(c, ts, &full);
+        }
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
         w->dg.st = ts;
         w->dg.fnow = now;
