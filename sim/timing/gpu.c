@@ -235,11 +235,15 @@ static wl_status setup(tctx *c, const timing_config *cfg)
             sm->wake[k] = T_INF;
             sp->last_slot = UINT32_MAX;
             sp->lite_free = a->fma_heavy_lite ? 0 : T_INF; /* one FMA pipe: "heavy" is it */
+            /* ens and wres up to a multiple of SCHED_SCAN_PAD past the warps (sched_eval) */
+            size_t cap = (size_t)a->max_warps_per_sm + SCHED_SCAN_PAD;
             sp->warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *sp->warps);
-            sp->ens = calloc((size_t)a->max_warps_per_sm + 1, sizeof *sp->ens);
-            sp->wres = calloc((size_t)a->max_warps_per_sm + 1, 1);
+            sp->ens = malloc(cap * sizeof *sp->ens);
+            sp->wres = calloc(cap, 1);
             if (!sp->warps || !sp->ens || !sp->wres)
                 return oom(c);
+            for (size_t i = 0; i < cap; i++)
+                sp->ens[i] = T_INF;
         }
     }
     if (cfg->trace_path) {

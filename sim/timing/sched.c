@@ -748,9 +748,10 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * their reason (a higher-priority condition than any scheduler resource) and are charged
      * when they are next looked at. ens[] is kept exact (sched_add_warp, sched_refresh, after
      * each issue), so the scan reads only that array, not the warps. */
-    int n = sp->nwarps, look[EVAL_MAX_WARPS], nlook = 0;
+    int n = sp->nwarps, look[EVAL_MAX_WARPS + SCHED_SCAN_PAD], nlook = 0;
+    int npad = (n + SCHED_SCAN_PAD - 1) / SCHED_SCAN_PAD * SCHED_SCAN_PAD; /* ens[n..] T_INF */
     const uint64_t *ens = sp->ens;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < npad; i++) {
         look[nlook] = i;
         nlook += ens[i] <= t;
     }
@@ -797,6 +798,8 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
             }
             o++;
         }
+        for (int i = o; i < n; i++) /* the scans' padding */
+            sp->ens[i] = T_INF;
         sp->nwarps = n = o;
         if (o == 0) /* the scheduler became empty at t */
             r->sched_active_cycles += t - sp->active_since;
@@ -835,7 +838,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     uint64_t next = T_INF;
     const uint64_t *qp = sp->qp;
     const uint8_t *wres = sp->wres;
-    n = sp->nwarps;
+    n = (sp->nwarps + SCHED_SCAN_PAD - 1) / SCHED_SCAN_PAD * SCHED_SCAN_PAD; /* ens[..] T_INF */
     for (int i = 0; i < n; i++) {
         uint64_t e = max64(ens[i], qp[wres[i]]);
         next = e < next ? e : next;

@@ -188,6 +188,11 @@ typedef struct tblock {
 /* Sub-partitions per SM at most (arch.c: sub_partitions 1..8). */
 #define TIMING_MAX_SUB 8
 
+/* sched_eval's scans run over the warps rounded up to a multiple of this (ens is T_INF past
+ * the last warp): the trip count then changes only when the warp count crosses a multiple,
+ * so the host predicts the loops' exits. */
+#define SCHED_SCAN_PAD 8
+
 typedef struct tsmsp {
     int id;                 /* global index sm * nsub + sub */
     struct tsm *sm;
