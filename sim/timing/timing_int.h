@@ -189,8 +189,8 @@ typedef struct tblock {
 #define TIMING_MAX_SUB 8
 
 /* sched_eval's scans run over the warps rounded up to a multiple of this (ens is T_INF past
- * the last warp): the trip count then changes only when the warp count crosses a multiple,
- * so the host predicts the loops' exits. */
+ * the last warp; sched.c scan_count): the trip count then changes only when the warp count
+ * crosses a multiple, so the host predicts the loops' exits. */
 #define SCHED_SCAN_PAD 8
 
 typedef struct tsmsp {
