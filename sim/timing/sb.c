@@ -10,8 +10,10 @@
  * write-after-write waits only on variable-latency producers (fixed-latency results retire in
  * order, as the compiler's stall counts assume); write-after-read never (operands are read at
  * issue).
- * Storage: 32 slots inline in the warp, direct-mapped by key; a write whose slot another
- * register's pending write holds goes to a table indexed by key.
+ * Storage: 32 slots inline in the warp; a key may sit in two of them (key % 32, and that
+ * slot + 16 mod 32), so two registers one instruction writes (shfl's d|p, whose indices often
+ * differ by 32) both stay inline; a write whose two slots other registers' pending writes hold
+ * goes to a table indexed by key (hundreds of entries: slow, cleared per block).
  * Simplified: no limit of six counters, no register-bank conflicts, no operand reuse cache.
  */
 #include <stdlib.h>
@@ -66,8 +68,11 @@ static int table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind)
 
 int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now)
 {
-    uint32_t h = key % SB_SLOTS;
-    if (s->key[h] == key || s->at[h] <= now) { /* its own slot, or a free one */
+    uint32_t h = key % SB_SLOTS, g = h ^ (SB_SLOTS / 2);
+    /* its own slot (of its two), else a free one (the first, then the second) */
+    if (s->key[h] != key && (s->key[g] == key || s->at[h] > now))
+        h = g;
+    if (s->key[h] == key || s->at[h] <= now) {
         s->key[h] = key;
         s->at[h] = ready;
         s->kd[h] = kind;
@@ -92,6 +97,8 @@ void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now, 
         uint32_t k = keys[i], h = k % SB_SLOTS;
         uint64_t at = 0;
         uint8_t kd = SB_FIXED;
+        if (s->key[h] != k)
+            h ^= SB_SLOTS / 2;
         if (s->key[h] == k) {
             at = s->at[h];
             kd = s->kd[h];

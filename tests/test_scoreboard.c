@@ -1,0 +1,183 @@
+/* scoreboard (sim/timing/sb.c): per-warp pending register writes, checked against the rules
+ * alone: a read waits until the value is available, under the reason of its producer's kind
+ * (fixed latency: wait; MIO: short_scoreboard; L1TEX: long_scoreboard); an overwrite waits only
+ * on a variable-latency producer; an entry whose cycle is past is gone. Where a key is stored
+ * (its two inline slots, or the overflow table) must never change an answer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "timing_int.h"
+
+/* The conditions a read (waw 0) or an overwrite (waw 1) of key at `now` gets. */
+static void deps(const sb_t *s, uint32_t key, int waw, uint64_t now, uint64_t T[C_COUNT])
+{
+    memset(T, 0, C_COUNT * sizeof *T);
+    sb_deps(s, &key, 1, waw, now, T);
+}
+
+/* Asserts that a read of key at now waits until `until` under condition k (until <= now: none). */
+static void expect(const sb_t *s, uint32_t key, uint64_t now, int k, uint64_t until)
+{
+    uint64_t T[C_COUNT];
+    deps(s, key, 0, now, T);
+    for (int c = 0; c < C_COUNT; c++) {
+        uint64_t want = c == k && until > now ? until : 0;
+        if (T[c] != want)
+            fail_msg("key %u at %llu: condition %d is %llu, want %llu", key,
+                     (unsigned long long)now, c, (unsigned long long)T[c],
+                     (unsigned long long)want);
+    }
+}
+
+static void test_read_and_overwrite(void **state)
+{
+    (void)state;
+    sb_t s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(sb_set(&s, 5, 10, SB_SHORT, 0), 0);
+    assert_int_equal(sb_set(&s, 6, 20, SB_LONG, 0), 0);
+    assert_int_equal(sb_set(&s, 7, 4, SB_FIXED, 0), 0);
+    expect(&s, 5, 3, C_SHORT, 10);
+    expect(&s, 6, 3, C_LONG, 20);
+    expect(&s, 7, 3, C_WAIT, 4);
+    expect(&s, 8, 3, C_WAIT, 0); /* never written */
+    expect(&s, 5, 10, C_SHORT, 0);  /* available at 10 */
+    /* overwrites wait on MIO and L1TEX producers only (fixed latencies retire in order) */
+    uint64_t T[C_COUNT];
+    deps(&s, 7, 1, 3, T);
+    for (int c = 0; c < C_COUNT; c++)
+        assert_int_equal(T[c], 0);
+    deps(&s, 6, 1, 3, T);
+    assert_int_equal(T[C_LONG], 20);
+    /* several keys: the latest of each kind */
+    uint32_t keys[3] = {5, 6, 7};
+    memset(T, 0, sizeof T);
+    sb_deps(&s, keys, 3, 0, 1, T);
+    assert_int_equal(T[C_SHORT], 10);
+    assert_int_equal(T[C_LONG], 20);
+    assert_int_equal(T[C_WAIT], 4);
+    sb_free(&s);
+}
+
+/* Keys 3, 35, 67, 99 share their two inline slots (3 and 19), and so do 19 and 51. Whatever
+ * set of them is pending, every answer is the rule's; two pending fit inline, a third goes to
+ * the overflow table. */
+static void test_shared_slots(void **state)
+{
+    (void)state;
+    sb_t s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(sb_set(&s, 3, 50, SB_SHORT, 0), 0);
+    assert_int_equal(sb_set(&s, 35, 60, SB_SHORT, 0), 0); /* shfl's d|p: indices 32 apart */
+    assert_int_equal(s.overflow, 0);
+    assert_int_equal(sb_set(&s, 67, 70, SB_LONG, 0), 0);
+    assert_int_equal(s.overflow, 1);
+    assert_int_equal(sb_set(&s, 19, 80, SB_FIXED, 0), 0);
+    expect(&s, 3, 1, C_SHORT, 50);
+    expect(&s, 35, 1, C_SHORT, 60);
+    expect(&s, 67, 1, C_LONG, 70);
+    expect(&s, 19, 1, C_WAIT, 80);
+    expect(&s, 99, 1, C_WAIT, 0);
+    expect(&s, 51, 1, C_WAIT, 0);
+    /* 3 has expired at 55: 35 writes again (its own slot), then 3, then 99 */
+    assert_int_equal(sb_set(&s, 35, 100, SB_LONG, 55), 0);
+    assert_int_equal(sb_set(&s, 3, 90, SB_SHORT, 56), 0);
+    assert_int_equal(sb_set(&s, 99, 95, SB_SHORT, 57), 0);
+    expect(&s, 35, 58, C_LONG, 100);
+    expect(&s, 3, 58, C_SHORT, 90);
+    expect(&s, 99, 58, C_SHORT, 95);
+    expect(&s, 67, 58, C_LONG, 70);
+    expect(&s, 67, 70, C_LONG, 0);
+    /* a key written again while it is pending: the new cycle (earlier or later) */
+    assert_int_equal(sb_set(&s, 67, 65, SB_FIXED, 60), 0);
+    expect(&s, 67, 61, C_WAIT, 65);
+    assert_int_equal(sb_set(&s, 3, 200, SB_LONG, 61), 0);
+    expect(&s, 3, 62, C_LONG, 200);
+    /* a key in its second slot stays there when its first frees up: else its older entry
+     * (here later than its newer one) would come back once another key takes the first */
+    sb_clear(&s);
+    assert_int_equal(sb_set(&s, 3, 50, SB_SHORT, 0), 0);
+    assert_int_equal(sb_set(&s, 35, 100, SB_SHORT, 0), 0);
+    assert_int_equal(sb_set(&s, 35, 60, SB_FIXED, 55), 0);
+    assert_int_equal(sb_set(&s, 67, 90, SB_SHORT, 61), 0);
+    expect(&s, 35, 62, C_WAIT, 0);
+    expect(&s, 67, 62, C_SHORT, 90);
+    /* cleared: nothing pending, the table's entries included; usable again */
+    sb_clear(&s);
+    for (uint32_t k = 0; k < 128; k++)
+        expect(&s, k, 0, C_WAIT, 0);
+    assert_int_equal(sb_set(&s, 67, 30, SB_SHORT, 0), 0);
+    expect(&s, 67, 1, C_SHORT, 30);
+    expect(&s, 3, 1, C_WAIT, 0);
+    sb_free(&s);
+}
+
+/* Memory tokens (deferred L2/DRAM answers) are replaced by their cycle wherever they sit. */
+static void test_tokens(void **state)
+{
+    (void)state;
+    sb_t s;
+    memset(&s, 0, sizeof s);
+    uint64_t t1 = MEM_TOKEN + 1, t2 = MEM_TOKEN + 2;
+    assert_int_equal(sb_set(&s, 4, t1, SB_LONG, 0), 0);
+    assert_int_equal(sb_set(&s, 36, t2, SB_LONG, 0), 0);
+    assert_int_equal(sb_set(&s, 68, t1, SB_LONG, 0), 0); /* in the table */
+    expect(&s, 4, 5, C_LONG, t1);
+    sb_resolve(&s, t1, 400);
+    expect(&s, 4, 5, C_LONG, 400);
+    expect(&s, 68, 5, C_LONG, 400);
+    expect(&s, 36, 5, C_LONG, t2);
+    sb_resolve(&s, t2, 300);
+    expect(&s, 36, 5, C_LONG, 300);
+    expect(&s, 36, 300, C_LONG, 0);
+    sb_free(&s);
+}
+
+/* Many keys at once, against a plain array of the rule: random writes and reads. */
+static void test_random_against_rule(void **state)
+{
+    (void)state;
+    enum { NK = 200 };
+    uint64_t ready[NK] = {0};
+    uint8_t kind[NK] = {0};
+    sb_t s;
+    memset(&s, 0, sizeof s);
+    uint32_t x = 12345;
+    uint64_t now = 0;
+    for (int step = 0; step < 20000; step++) {
+        x = x * 1103515245u + 12345u;
+        uint32_t k = (x >> 8) % NK;
+        now += (x >> 20) % 3;
+        if ((x >> 4) & 1) {
+            uint64_t r = now + 1 + (x >> 12) % 40;
+            uint8_t kd = (uint8_t)((x >> 24) % 3);
+            assert_int_equal(sb_set(&s, k, r, kd, now), 0);
+            ready[k] = r;
+            kind[k] = kd;
+        } else {
+            static const int cond[3] = {C_WAIT, C_SHORT, C_LONG};
+            expect(&s, k, now, cond[kind[k]], ready[k]);
+        }
+        if (step % 5000 == 4999) {
+            sb_clear(&s);
+            memset(ready, 0, sizeof ready);
+        }
+    }
+    sb_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_and_overwrite),
+        cmocka_unit_test(test_shared_slots),
+        cmocka_unit_test(test_tokens),
+        cmocka_unit_test(test_random_against_rule),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
