@@ -56,11 +56,11 @@ wl_status xctl_bar(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uin
     int red = in->mode == PTX_BAR_RED;
     int first = red ? 1 : 0; /* bar.red d, id, [count,] pred */
     int lane = m ? __builtin_ctz(m) : 0;
-    uint64_t id = XR(regs, in->o[first].slot)[lane];
+    uint64_t id = XSRC(&in->o[first], regs)[lane];
     uint32_t count = 0;
     int nsrc = in->nops - first - (red ? 1 : 0);
     if (nsrc > 1)
-        count = (uint32_t)XR(regs, in->o[first + 1].slot)[lane];
+        count = (uint32_t)XSRC(&in->o[first + 1], regs)[lane];
     if (id > 15)
         return exec_fail(b, warp, lane, in, WL_EFAULT, d, "barrier id %llu out of range 0..15",
                          (unsigned long long)id);
@@ -89,7 +89,7 @@ wl_status xctl_bar(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uin
         uint32_t t = 0;
         for (int l = 0; l < 32; l++)
             if ((m >> l) & 1) {
-                int v = XR(regs, po->slot)[l] != 0;
+                int v = XSRC(po, regs)[l] != 0;
                 if (po->neg)
                     v = !v;
                 t |= (uint32_t)v << l;

@@ -444,8 +444,8 @@ static wl_status do_atom(exec_block *b, int warp, const xinsn *in, uint32_t m,
     if (!a || ai + 1 >= in->nops || (in->aop == PTX_AOP_CAS && ai + 2 >= in->nops))
         return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "atomic operand missing");
     const xop *dst = red ? NULL : &in->o[0];
-    const uint64_t *B = XR(regs, in->o[ai + 1].slot);
-    const uint64_t *C = in->aop == PTX_AOP_CAS ? XR(regs, in->o[ai + 2].slot) : NULL;
+    const uint64_t *B = XSRC(&in->o[ai + 1], regs);
+    const uint64_t *C = in->aop == PTX_AOP_CAS ? XSRC(&in->o[ai + 2], regs) : NULL;
     int w = in->w0;
     uint32_t size = (uint32_t)w / 8;
     if ((w != 32 && w != 64) || in->aop == PTX_AOP_NONE || in->vec > 1 ||
@@ -510,7 +510,7 @@ static wl_status do_mbar(exec_block *b, int warp, const xinsn *in, uint32_t m,
     xwarp *W = &b->w[warp];
     uint64_t *regs = frame_regs(W);
     if (in->op == PTX_OP_MBAR_PENDING_COUNT) {
-        const uint64_t *S = XR(regs, in->o[1].slot);
+        const uint64_t *S = XSRC(&in->o[1], regs);
         for (int l = 0; l < 32; l++)
             if ((m >> l) & 1)
                 XR(regs, in->o[0].slot)[l] = MB_CNT(S[l]);
@@ -533,14 +533,14 @@ static wl_status do_mbar(exec_block *b, int warp, const xinsn *in, uint32_t m,
         note(out, l, addr, space, 8);
         switch (in->op) {
         case PTX_OP_MBAR_INIT: {
-            uint64_t c = XR(regs, in->o[ai + 1].slot)[l];
+            uint64_t c = XSRC(&in->o[ai + 1], regs)[l];
             uint64_t v = mb_make(c, c, 0);
             memcpy(h, &v, 8);
             break;
         }
         case PTX_OP_MBAR_INVAL: memset(h, 0, 8); break;
         case PTX_OP_MBAR_ARRIVE: case PTX_OP_MBAR_ARRIVE_DROP: {
-            uint32_t c = in->nops > ai + 1 ? (uint32_t)XR(regs, in->o[ai + 1].slot)[l] : 1;
+            uint32_t c = in->nops > ai + 1 ? (uint32_t)XSRC(&in->o[ai + 1], regs)[l] : 1;
             uint64_t tok = mb_arrive(h, c, in->op == PTX_OP_MBAR_ARRIVE_DROP);
             if (ai > 0 && in->o[0].kind == XO_SLOT && in->o[0].slot >= 0)
                 XR(regs, in->o[0].slot)[l] = tok;
@@ -554,7 +554,7 @@ static wl_status do_mbar(exec_block *b, int warp, const xinsn *in, uint32_t m,
             break;
         case PTX_OP_MBAR_TEST_WAIT: case PTX_OP_MBAR_TRY_WAIT: {
             uint64_t v = load_le(h, 8);
-            uint64_t arg = XR(regs, in->o[ai + 1].slot)[l];
+            uint64_t arg = XSRC(&in->o[ai + 1], regs)[l];
             uint64_t want = in->mode == PTX_MBAR_PARITY ? (arg & 1) : MB_PHASE(arg);
             int done = MB_PHASE(v) != want;
             XR(regs, in->o[0].slot)[l] = (uint64_t)done;
@@ -586,8 +586,8 @@ static wl_status do_cp_async(exec_block *b, int warp, const xinsn *in, uint32_t 
     for (int l = 0; l < 32; l++) {
         if (!((m >> l) & 1))
             continue;
-        uint32_t n = (uint32_t)XR(regs, in->o[2].slot)[l];
-        uint32_t srcn = in->nops > 3 ? (uint32_t)XR(regs, in->o[3].slot)[l] : n;
+        uint32_t n = (uint32_t)XSRC(&in->o[2], regs)[l];
+        uint32_t srcn = in->nops > 3 ? (uint32_t)XSRC(&in->o[3], regs)[l] : n;
         if (n != 4 && n != 8 && n != 16)
             return exec_fail(b, warp, l, in, WL_EFAULT, d, "cp.async size %u is not 4, 8 or 16",
                              n);

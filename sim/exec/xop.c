@@ -23,7 +23,7 @@ wl_status xop_unsup(const xinsn *in, diag_t *d)
 /* Predicate operand value (with `!`). */
 static inline int P(const uint64_t *regs, const xop *o, int l)
 {
-    int v = XR(regs, o->slot)[l] != 0;
+    int v = XSRC(o, regs)[l] != 0;
     return o->neg ? !v : v;
 }
 
@@ -56,7 +56,7 @@ static wl_status exec_setp(const xinsn *in, uint64_t *regs, uint32_t m, diag_t *
     const xop *dst = &in->o[0];
     int32_t p = dst->kind == XO_VEC ? dst->vec[0] : dst->slot;
     int32_t q = dst->kind == XO_VEC && dst->n > 1 ? dst->vec[1] : -1;
-    const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);
+    const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
     int has_c = in->nops > 3;
     int k = in->k0, w = in->w0;
     if (in->op == PTX_OP_SET) {
@@ -114,7 +114,7 @@ static wl_status exec_setp(const xinsn *in, uint64_t *regs, uint32_t m, diag_t *
 static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d)
 {
     const xop *dst = &in->o[0];
-    const uint64_t *A = XR(regs, in->o[1].slot);
+    const uint64_t *A = XSRC(&in->o[1], regs);
     int dk = in->k0, sk = in->k1, dw = in->w0, sw = in->w1, bits = dst->bits;
     int ftz = (in->flags & PTX_F_FTZ) != 0, sat = (in->flags & PTX_F_SAT) != 0;
     semf_rnd r = frnd(in);
@@ -123,7 +123,7 @@ static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t 
         /* cvt.rn.f16x2.f32 d, a, b: a goes to the upper half, b to the lower. */
         if (in->nops < 3)
             return xop_unsup(in, d);
-        const uint64_t *B = XR(regs, in->o[2].slot);
+        const uint64_t *B = XSRC(&in->o[2], regs);
         int hk = dk == XK_H2 ? XK_H : XK_BF;
         LOOP({
             uint64_t hi = fput(fget(A[l], sk, sw, ftz), hk, 16, r, 0, sat);
@@ -198,7 +198,7 @@ static wl_status exec_mov(const xinsn *in, uint64_t *regs, uint32_t m)
     const xop *dst = &in->o[0], *src = &in->o[1];
     if (dst->kind == XO_VEC) { /* unpack: mov.b64 {lo, hi}, %rd */
         int part = in->w0 / (dst->n ? dst->n : 1);
-        const uint64_t *A = XR(regs, src->slot);
+        const uint64_t *A = XSRC(src, regs);
         for (int v = 0; v < dst->n; v++) {
             if (dst->vec[v] < 0)
                 continue;
@@ -221,7 +221,7 @@ static wl_status exec_mov(const xinsn *in, uint64_t *regs, uint32_t m)
         });
         return WL_OK;
     }
-    const uint64_t *A = XR(regs, src->slot);
+    const uint64_t *A = XSRC(src, regs);
     if (bits >= 64)
         MLOOP(Dv[l] = A[l]);
     else
@@ -238,14 +238,14 @@ static wl_status xop_one(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *
     switch (in->op) {
     case PTX_OP_CVT: return exec_cvt(in, regs, Dv, d);
     case PTX_OP_SELP: {
-        const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);
+        const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
         int bits = in->o[0].bits;
         LOOP(Dv[l] = zx(P(regs, &in->o[3], l) ? A[l] : B[l], bits));
         return WL_OK;
     }
     case PTX_OP_SLCT: {
-        const uint64_t *A = XR(regs, in->o[1].slot), *B = XR(regs, in->o[2].slot);
-        const uint64_t *C = XR(regs, in->o[3].slot);
+        const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
+        const uint64_t *C = XSRC(&in->o[3], regs);
         int bits = in->o[0].bits, fl = in->k1 == XK_F;
         int ftz = (in->flags & PTX_F_FTZ) != 0;
         LOOP({
@@ -255,7 +255,7 @@ static wl_status xop_one(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *
         return WL_OK;
     }
     case PTX_OP_CVTA: case PTX_OP_ISSPACEP: {
-        const uint64_t *A = XR(regs, in->o[1].slot);
+        const uint64_t *A = XSRC(&in->o[1], regs);
         int bits = in->o[0].bits, to = (in->flags & PTX_F_TO) != 0;
         uint64_t win = in->space == XS_SHARED ? EXEC_SHARED_WINDOW :
                        in->space == XS_LOCAL ? EXEC_LOCAL_WINDOW : 0;
@@ -302,10 +302,10 @@ static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t 
 {
     int op = in->op, w = in->w0, s = in->k0 == XK_S;
     int bits = in->o[0].bits;
-    const uint64_t *A = in->nops > 1 ? XR(regs, in->o[1].slot) : NULL;
-    const uint64_t *B = in->nops > 2 ? XR(regs, in->o[2].slot) : NULL;
-    const uint64_t *C = in->nops > 3 ? XR(regs, in->o[3].slot) : NULL;
-    const uint64_t *E = in->nops > 4 ? XR(regs, in->o[4].slot) : NULL;
+    const uint64_t *A = in->nops > 1 ? XSRC(&in->o[1], regs) : NULL;
+    const uint64_t *B = in->nops > 2 ? XSRC(&in->o[2], regs) : NULL;
+    const uint64_t *C = in->nops > 3 ? XSRC(&in->o[3], regs) : NULL;
+    const uint64_t *E = in->nops > 4 ? XSRC(&in->o[4], regs) : NULL;
     int sat = (in->flags & PTX_F_SAT) != 0;
     int cc = (in->flags & PTX_F_CC) != 0;
     uint64_t dmask = zx(~UINT64_C(0), bits);

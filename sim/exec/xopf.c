@@ -112,9 +112,9 @@ wl_status xopf_exec(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d)
     int ftz = (in->flags & PTX_F_FTZ) != 0, sat = (in->flags & PTX_F_SAT) != 0;
     semf_rnd r = frnd(in);
     int bits = in->o[0].bits;
-    const uint64_t *A = in->nops > 1 ? XR(regs, in->o[1].slot) : NULL;
-    const uint64_t *B = in->nops > 2 ? XR(regs, in->o[2].slot) : NULL;
-    const uint64_t *C = in->nops > 3 ? XR(regs, in->o[3].slot) : NULL;
+    const uint64_t *A = in->nops > 1 ? XSRC(&in->o[1], regs) : NULL;
+    const uint64_t *B = in->nops > 2 ? XSRC(&in->o[2], regs) : NULL;
+    const uint64_t *C = in->nops > 3 ? XSRC(&in->o[3], regs) : NULL;
     if (op == PTX_OP_TESTP) {
         int kk = in->k0 == XK_F ? XK_F : in->k1;
         LOOP(Dv[l] = (uint64_t)semf_testp(in->mode - 1, fget(A[l], kk, w, 0), w == 64));

@@ -84,7 +84,7 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
         const xop *po = &in->o[1];
         for (int l = 0; l < 32; l++)
             if ((m >> l) & 1) {
-                int v = XR(regs, po->slot)[l] != 0;
+                int v = XSRC(po, regs)[l] != 0;
                 bal |= (uint32_t)(po->neg ? !v : v) << l;
             }
         uint64_t v = in->mode == PTX_VOTE_ALL ? bal == m : in->mode == PTX_VOTE_ANY ? bal != 0 :
@@ -94,7 +94,7 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
         break;
     }
     case PTX_OP_MATCH: {
-        const uint64_t *A = XR(regs, in->o[1].slot);
+        const uint64_t *A = XSRC(&in->o[1], regs);
         int w = in->w0;
         uint64_t wm = w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
         int all = 1;
@@ -117,7 +117,7 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
         break;
     }
     case PTX_OP_REDUX: {
-        const uint64_t *A = XR(regs, in->o[1].slot);
+        const uint64_t *A = XSRC(&in->o[1], regs);
         int s = in->k0 == XK_S;
         uint64_t acc = in->aop == PTX_AOP_AND ? 0xffffffffu :
                        in->aop == PTX_AOP_MIN ? (s ? 0x7fffffffu : 0xffffffffu) :
