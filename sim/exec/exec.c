@@ -511,12 +511,15 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
     /* the next instruction and, in case the warp issues again soon, the two after it */
     for (uint32_t i = pc; i < pc + 1 && i < xf->n; i++) {
         const xinsn *in = &xf->ins[i];
-        /* registers, immediates and scratch slots: all are per warp */
+        /* registers and scratch slots (immediates are read from the function's shared
+         * copy, xop.cptr, which stays cached) */
         int32_t ns = (int32_t)xf->nslots;
         if (in->guard >= 0 && in->guard < ns)
             prefetch_slot(regs, in->guard);
         for (int k = 0; k < in->nops; k++) {
             const xop *o = &in->o[k];
+            if (o->cptr)
+                continue;
             if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 && o->slot < ns)
                 prefetch_slot(regs, o->slot);
             else if (o->kind == XO_VEC)
