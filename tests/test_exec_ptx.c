@@ -743,6 +743,57 @@ static void test_lean_steps(void **state)
     kt_close(&t);
 }
 
+/* mov of a special register: the value goes straight into the destination (xinsn.pre_dst),
+ * for the lanes that execute the move only (here after a divergent branch). */
+static const char pre_dst_ptx[] = HDR
+    ".visible .entry pd(.param .u64 p)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<4>;\n"
+    ".reg .b64 %rd<4>;\n"
+    "ld.param.u64 %rd1, [p];\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "mov.u32 %r3, %tid.x;\n"
+    "add.u32 %r1, %r1, 1000;\n"
+    "setp.lt.u32 %p1, %r3, 16;\n"
+    "@%p1 bra L;\n"
+    "mov.u32 %r1, %laneid;\n"
+    "L:\n"
+    "mul.wide.u32 %rd2, %r3, 4;\nadd.s64 %rd3, %rd1, %rd2;\n"
+    "st.global.u32 [%rd3], %r1;\n"
+    "ret;\n}\n";
+
+static void test_pre_dst(void **state)
+{
+    (void)state;
+    for (int stepped = 0; stepped < 2; stepped++) {
+        kt t;
+        kt_text(&t, pre_dst_ptx, "pd");
+        uint64_t d = kt_buf(&t, NULL, 4 * 64);
+        kt_arg(&t, 0, d);
+        if (stepped) { /* exec_warp_step, as the timing model runs it */
+            exec_prog *p = kt_prog(&t, 1, 64, 0, 0);
+            uint32_t c[3] = {0, 0, 0};
+            exec_block *b = exec_block_create(p, c, &t.d);
+            assert_non_null(b);
+            exec_step_info in;
+            for (int w = 0; w < 2; w++)
+                for (int n = 0; exec_warp_state_of(b, w) == EXEC_WARP_READY && n < 64; n++)
+                    assert_int_equal(exec_warp_step(b, w, &in, &t.d), WL_OK);
+            exec_block_destroy(b);
+            exec_prog_destroy(p);
+        } else {
+            RUN_OK(kt_run(&t, 1, 64, 0));
+        }
+        unsigned out[64];
+        kt_get(&t, d, out, sizeof out);
+        for (unsigned i = 0; i < 64; i++) {
+            unsigned want = i < 16 ? i + 1000 : i % 32;
+            if (out[i] != want)
+                fail_msg("%s: thread %u = %u, want %u", stepped ? "stepped" : "run", i, out[i],
+                         want);
+        }
+        kt_close(&t);
+    }
+}
+
 static void test_register_slots(void **state)
 {
     (void)state;
@@ -790,6 +841,7 @@ int main(void)
         cmocka_unit_test(test_step_api),
         cmocka_unit_test(test_pass_folded),
         cmocka_unit_test(test_lean_steps),
+        cmocka_unit_test(test_pre_dst),
         cmocka_unit_test(test_block_reuse),
         cmocka_unit_test(test_unsupported_at_run_time),
         cmocka_unit_test(test_modifiers),

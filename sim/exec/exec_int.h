@@ -69,6 +69,8 @@ typedef struct xinsn_s {
     void (*fast)(const struct xinsn_s *in, uint64_t *regs, uint32_t m);
     uint8_t lane;                   /* XL_*: how exec.c's functional fast lane runs it */
     uint8_t noop;                   /* a folded move without effect (xalloc.c mark_noops) */
+    uint8_t pre_dst;                /* a move of a special register or address: xwide_pre
+                                     * writes the destination itself (xdec.c) */
     /* IR registers read and written (exec_step_info's src/dst), listed once at decode */
     uint8_t nsrc, ndst;
     int32_t src[EXEC_MAX_REGS], dst[EXEC_MAX_REGS];
@@ -254,6 +256,7 @@ wl_status xctl_branch(exec_block *b, int warp, const xinsn *in, uint32_t active,
 wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t active,
                      uint32_t m, diag_t *d);
 void xwide_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m);
+void xop_nop(const xinsn *in, uint64_t *regs, uint32_t m);
 /* Fault / unsupported message helpers (exec.c). */
 wl_status exec_fail(const exec_block *b, int warp, int lane, const xinsn *in, wl_status st,
                     diag_t *d, const char *fmt, ...) __attribute__((format(printf, 7, 8)));

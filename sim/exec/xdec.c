@@ -497,6 +497,16 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
             x->space = mem_space(p, f, in, NULL);
         }
         xop_pick_fast(x); /* after the space: cvta's handler depends on it */
+        /* mov r, %sreg (or a symbol's address), unguarded: xwide_pre computes the value into
+         * r's slot directly (the lanes that execute, masked to r's width), and the move itself
+         * has nothing left to do; not a scratch slot written and read again */
+        if (x->op == PTX_OP_MOV && x->fast && x->guard < 0 && x->nops == 2 && x->npre == 1 &&
+            x->pre[0].opnd == 1 && x->o[0].kind == XO_SLOT && x->o[0].slot >= 0 &&
+            (uint32_t)x->o[0].slot < f->nregs) {
+            x->pre_dst = 1;
+            x->pre[0].slot = x->o[0].slot;
+            x->fast = xop_nop;
+        }
         x->lane = x->op >= PTX_OP_COUNT ? XL_NONE : x->fast ? XL_FAST :
                   x->op == PTX_OP_BRA ? XL_BRA :
                   (x->op == PTX_OP_LD || x->op == PTX_OP_LDU || x->op == PTX_OP_ST) ? XL_LDST :

@@ -156,6 +156,14 @@ static void f_ffma(const xinsn *in, uint64_t *regs, uint32_t m)
     commit(XR(regs, d), T, m);
 }
 
+/* The handler of an instruction whose whole effect happened before it (xinsn.pre_dst). */
+void xop_nop(const xinsn *in, uint64_t *regs, uint32_t m)
+{
+    (void)in;
+    (void)regs;
+    (void)m;
+}
+
 void xop_pick_fast(xinsn *in)
 {
 #if XF_AVX2
