@@ -456,6 +456,65 @@ static void test_warp_forms(void **state)
     kt_close(&t);
 }
 
+/* shfl.sync up/down/bfly over the whole warp with immediate offset and clamp (xwide.c moves
+ * whole runs of lanes) against the same shuffles with the offset and clamp in registers (the
+ * per-lane rule of the PTX ISA), and against the rule written here. */
+static const char shfl_ptx[] = HDR
+    ".visible .entry sf(.param .u64 p)\n{\n.reg .pred %p<12>;\n.reg .b32 %r<40>;\n"
+    ".reg .b64 %rd<4>;\n"
+    "ld.param.u64 %rd1, [p];\nmov.u32 %r1, %tid.x;\n"
+    "mul.lo.u32 %r2, %r1, 7;\nadd.u32 %r2, %r2, 3;\n"
+    "mul.wide.u32 %rd2, %r1, 80;\nadd.s64 %rd3, %rd1, %rd2;\n"
+    /* 5, 0, 31 in registers (computed, so not constants) */
+    "add.u32 %r30, %r1, 5;\nsub.u32 %r30, %r30, %r1;\n"
+    "sub.u32 %r31, %r1, %r1;\n"
+    "add.u32 %r32, %r1, 31;\nsub.u32 %r32, %r32, %r1;\n"
+    "shfl.sync.up.b32 %r3|%p1, %r2, 5, 0, -1;\n"
+    "shfl.sync.up.b32 %r4|%p2, %r2, %r30, %r31, -1;\n"
+    "shfl.sync.down.b32 %r5|%p3, %r2, 5, 31, -1;\n"
+    "shfl.sync.down.b32 %r6|%p4, %r2, %r30, %r32, -1;\n"
+    "shfl.sync.bfly.b32 %r7|%p5, %r2, 5, 31, -1;\n"
+    "shfl.sync.bfly.b32 %r8|%p6, %r2, %r30, %r32, -1;\n"
+    "shfl.sync.up.b32 %r9|%p7, %r2, 31, 0, -1;\n"
+    "shfl.sync.down.b32 %r10|%p8, %r2, 0, 31, -1;\n"
+    "st.global.u32 [%rd3], %r3;\nst.global.u32 [%rd3+4], %r4;\nst.global.u32 [%rd3+8], %r5;\n"
+    "st.global.u32 [%rd3+12], %r6;\nst.global.u32 [%rd3+16], %r7;\nst.global.u32 [%rd3+20], %r8;\n"
+    "st.global.u32 [%rd3+24], %r9;\nst.global.u32 [%rd3+28], %r10;\n"
+    "selp.u32 %r11, 1, 0, %p1;\nst.global.u32 [%rd3+32], %r11;\n"
+    "selp.u32 %r12, 1, 0, %p2;\nst.global.u32 [%rd3+36], %r12;\n"
+    "selp.u32 %r13, 1, 0, %p3;\nst.global.u32 [%rd3+40], %r13;\n"
+    "selp.u32 %r14, 1, 0, %p4;\nst.global.u32 [%rd3+44], %r14;\n"
+    "selp.u32 %r15, 1, 0, %p5;\nst.global.u32 [%rd3+48], %r15;\n"
+    "selp.u32 %r16, 1, 0, %p6;\nst.global.u32 [%rd3+52], %r16;\n"
+    "selp.u32 %r17, 1, 0, %p7;\nst.global.u32 [%rd3+56], %r17;\n"
+    "selp.u32 %r18, 1, 0, %p8;\nst.global.u32 [%rd3+60], %r18;\n"
+    "ret;\n}\n";
+
+static void test_shfl_whole_warp(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, shfl_ptx, "sf");
+    uint32_t out[32 * 20];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (uint32_t l = 0; l < 32; l++) {
+        const uint32_t *o = out + l * 20;
+#define V(x) (7u * (x) + 3u)
+        uint32_t want[16] = {l >= 5 ? V(l - 5) : V(l), l >= 5 ? V(l - 5) : V(l),
+                             l + 5 <= 31 ? V(l + 5) : V(l), l + 5 <= 31 ? V(l + 5) : V(l),
+                             V(l ^ 5u), V(l ^ 5u), l >= 31 ? V(0) : V(l), V(l),
+                             l >= 5, l >= 5, l + 5 <= 31, l + 5 <= 31, 1, 1, l >= 31, 1};
+#undef V
+        for (int k = 0; k < 16; k++)
+            if (o[k] != want[k])
+                fail_msg("lane %u result %d = %u, want %u", l, k, o[k], want[k]);
+    }
+    kt_close(&t);
+}
+
 static const char local_ptx[] = HDR
     ".visible .entry la(.param .u64 out, .param .u32 k)\n{\n"
     ".local .align 4 .b8 arr[16];\n"
@@ -842,6 +901,7 @@ int main(void)
         cmocka_unit_test(test_pass_folded),
         cmocka_unit_test(test_lean_steps),
         cmocka_unit_test(test_pre_dst),
+        cmocka_unit_test(test_shfl_whole_warp),
         cmocka_unit_test(test_block_reuse),
         cmocka_unit_test(test_unsupported_at_run_time),
         cmocka_unit_test(test_modifiers),
