@@ -543,6 +543,15 @@ static wl_status step_status(const exec_block *b, int warp, const xinsn *in, wl_
     return st;
 }
 
+/* Counts one warp instruction of opcode op run by lanes m (exec_counts). */
+static inline void count_insn(exec_block *b, unsigned op, uint32_t m)
+{
+    b->cnt.warp_insts++;
+    b->cnt.thread_insts += m == XFULL ? 32u : (uint64_t)wl_popc32(m);
+    if (op < PTX_OP_COUNT && !b->p->no_op_counts)
+        b->cnt.op_count[op]++;
+}
+
 /* exec_prog_pass_folded: passes over the no-op moves at the warp's pc, counting each as
  * executed; returns how many. The warp is READY with a runnable top entry (ready_top). */
 static uint32_t pass_noops(exec_block *b, xwarp *W)
@@ -553,10 +562,7 @@ static uint32_t pass_noops(exec_block *b, xwarp *W)
         const xinsn *in = &b->p->funcs[W->frames[W->fp - 1].func].ins[t->pc];
         if (!in->noop)
             return n;
-        b->cnt.warp_insts++;
-        b->cnt.thread_insts += t->mask == XFULL ? 32u : (uint64_t)wl_popc32(t->mask);
-        if (!b->p->no_op_counts)
-            b->cnt.op_count[PTX_OP_MOV]++;
+        count_insn(b, PTX_OP_MOV, t->mask);
         t->pc++;
         n++;
         if (!ready_top(b, W))
@@ -594,10 +600,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         out->exec_mask = m;
         out->passed = passed;
     }
-    b->cnt.warp_insts++;
-    b->cnt.thread_insts += m == XFULL ? 32u : (uint64_t)wl_popc32(m);
-    if (in->op < PTX_OP_COUNT && !p->no_op_counts)
-        b->cnt.op_count[in->op]++;
+    count_insn(b, in->op, m);
     wl_status st = WL_OK;
     switch (in->op) {
     case PTX_OP_BRA:
@@ -760,9 +763,7 @@ static wl_status run_fast(exec_block *b, xwarp *W, uint64_t max_insts, diag_t *d
         } else {
             t->pc++;
         }
-        cnt->warp_insts++;
-        cnt->thread_insts += m == XFULL ? 32u : (uint64_t)wl_popc32(m);
-        cnt->op_count[in->op]++;
+        count_insn(b, in->op, m);
         if (m && in->lane == XL_FAST) {
             in->fast(in, regs, m);
         } else if (m && in->lane == XL_LDST) {

@@ -4,6 +4,7 @@
 
 #include "exec_int.h"
 #include "ptx.h"
+#include "xlane.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Warp-wide operations                                                                       */
@@ -261,12 +262,10 @@ void xwide_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_
         /* a move's destination (xinsn.pre_dst): computed aside, then the move's lanes */
         uint64_t *Dv = in->pre_dst ? tmp : XR(regs, in->pre[k].slot);
         pre_value(b, warp, in, k, Dv);
-        if (in->pre_dst) {
-            uint64_t *D = XR(regs, in->pre[k].slot);
-            uint64_t K = in->o[0].bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << in->o[0].bits) - 1;
+        if (in->pre_dst) { /* as the move's handler would: masked to r's width, m's lanes */
             for (int l = 0; l < 32; l++)
-                if ((m >> l) & 1)
-                    D[l] = tmp[l] & K;
+                tmp[l] = zx(tmp[l], in->o[0].bits);
+            commit(XR(regs, in->pre[k].slot), tmp, m);
         }
     }
 }
