@@ -853,6 +853,80 @@ static void test_pre_dst(void **state)
     }
 }
 
+/* Narrow slots (32 lanes x 32 bits, xalloc_layout) written by every kind of writer with only
+ * some lanes executing, each result checked in every lane: lanes that do not execute keep their
+ * value. Lanes 16-31 run the branch's fall-through: a narrow fast handler whose destination is
+ * its source, fma.rn.f32 with its destination among its sources, a special register moved
+ * straight into its register, a narrow load and store through a narrow (shared) address. Then
+ * all lanes: a shuffle with a predicate output, selp, a narrow load, a strided narrow load
+ * (not one block), an atomic's old value, bar.red into a narrow register, 64-bit pack and
+ * unpack of narrow halves, cvt to narrow. */
+static const char narrow_ptx[] = HDR
+    ".visible .entry nw(.param .u64 out)\n{\n"
+    ".reg .pred %p<4>;\n.reg .b32 %r<20>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<6>;\n"
+    ".shared .align 4 .b32 sh[32];\n"
+    "mov.u32 %r1, %tid.x;\nadd.u32 %r2, %r1, 100;\ncvt.rn.f32.u32 %f1, %r1;\n"
+    "mov.u32 %r3, sh;\nshl.b32 %r4, %r1, 2;\nadd.u32 %r5, %r3, %r4;\n"
+    "st.shared.u32 [%r5], %r2;\n"
+    "setp.lt.u32 %p1, %r1, 16;\n@%p1 bra LOW;\n"
+    "add.u32 %r2, %r2, %r2;\nfma.rn.f32 %f1, %f1, %f1, %f1;\nmov.u32 %r6, %laneid;\n"
+    "ld.shared.u32 %r7, [%r5+-64];\nst.shared.u32 [%r5], %r7;\n"
+    "bra.uni JOIN;\n"
+    "LOW:\nadd.u32 %r6, %r1, 1000;\n"
+    "JOIN:\n"
+    "shfl.sync.down.b32 %r8|%p2, %r2, 8, 31, -1;\nselp.u32 %r9, 1, 0, %p2;\n"
+    "ld.shared.u32 %r10, [%r5];\n"
+    "and.b32 %r16, %r1, 15;\nshl.b32 %r17, %r16, 3;\nadd.u32 %r18, %r3, %r17;\n"
+    "ld.shared.u32 %r19, [%r18];\n"
+    "atom.shared.add.u32 %r11, [%r3], 1;\n"
+    "bar.red.popc.u32 %r12, 0, %p1;\n"
+    "mov.b64 %rd5, {%r1, %r2};\nmov.b64 {%r13, %r14}, %rd5;\ncvt.u32.u64 %r15, %rd5;\n"
+    "add.u32 %r13, %r13, %r15;\n"
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n"
+    "st.global.u32 [%rd4], %r2;\nst.global.f32 [%rd4+128], %f1;\n"
+    "st.global.u32 [%rd4+256], %r6;\nst.global.u32 [%rd4+384], %r8;\n"
+    "st.global.u32 [%rd4+512], %r9;\nst.global.u32 [%rd4+640], %r10;\n"
+    "st.global.u32 [%rd4+768], %r11;\nst.global.u32 [%rd4+896], %r12;\n"
+    "st.global.u32 [%rd4+1024], %r14;\nst.global.u32 [%rd4+1152], %r13;\n"
+    "st.global.u32 [%rd4+1280], %r19;\n"
+    "ret;\n}\n";
+
+static void test_narrow_partial_writes(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, narrow_ptx, "nw");
+    uint32_t out[11 * 32];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, d, out, sizeof out);
+    uint32_t r2[32];
+    for (uint32_t l = 0; l < 32; l++)
+        r2[l] = l < 16 ? l + 100 : 2 * (l + 100);
+    for (uint32_t l = 0; l < 32; l++) {
+        float f = l < 16 ? (float)l : (float)(l * l + l), got;
+        memcpy(&got, &out[32 + l], 4);
+        uint32_t s2 = 2 * (l & 15); /* the strided load's word */
+        uint32_t want[11] = {r2[l], 0, l < 16 ? l + 1000 : l, l + 8 <= 31 ? r2[l + 8] : r2[l],
+                             l + 8 <= 31, l < 16 ? l + 100 : l + 84, 100 + l, 16, r2[l],
+                             2 * l, s2 < 16 ? s2 + 100 : s2 + 84};
+        for (int k = 0; k < 11; k++)
+            if (k != 1 && out[k * 32 + l] != want[k])
+                fail_msg("value %d of lane %u: %u, want %u", k, l, out[k * 32 + l], want[k]);
+        if (got != f)
+            fail_msg("fma of lane %u: %g, want %g", l, (double)got, (double)f);
+    }
+    uint32_t narrow, wide;
+    exec_prog *p = kt_prog(&t, 1, 32, 0, 0);
+    exec_prog_slot_widths(p, &narrow, &wide);
+    exec_prog_destroy(p);
+    if (narrow == 0 || wide == 0)
+        fail_msg("%u narrow and %u wide slots: both kinds expected", narrow, wide);
+    kt_close(&t);
+}
+
 static void test_register_slots(void **state)
 {
     (void)state;
@@ -861,14 +935,18 @@ static void test_register_slots(void **state)
     uint64_t d = kt_buf(&t, NULL, 32 * 4);
     kt_arg(&t, 0, d);
     exec_prog *p = kt_prog(&t, 1, 32, 0, 0);
-    uint32_t regs, imm, declared;
+    uint32_t regs, imm, declared, narrow, wide;
     exec_prog_slots(p, &regs, &imm, &declared);
+    exec_prog_slot_widths(p, &narrow, &wide);
     exec_prog_destroy(p);
-    /* 29 registers declared; four slots: in the chain %r1 (read again for the address) and
-     * the current and next value (a result never shares its operand's slot); at the end
-     * %r21, %rd2, %rd3 and %rd4 */
-    if (declared != 29 || regs != 4 || imm != 20)
-        fail_msg("chain: %u registers -> %u slots, %u immediates", declared, regs, imm);
+    /* 29 registers declared. Narrow registers share only narrow slots, wide ones wide slots
+     * (xalloc.c): three narrow slots, for %r1 (read again for the address) and the chain's
+     * current and next value (a result never shares its operand's slot; %r21 takes one of
+     * them); three wide ones: %rd1, then %rd2 (cvta's result, not in its operand's slot),
+     * %rd3 in %rd1's, and %rd4, which may share with neither of its operands %rd2 and %rd3 */
+    if (declared != 29 || regs != 6 || imm != 20 || narrow != 3 || wide != 3)
+        fail_msg("chain: %u registers -> %u slots (%u narrow, %u wide), %u immediates",
+                 declared, regs, narrow, wide, imm);
     RUN_OK(kt_run(&t, 1, 32, 0));
     unsigned out[32];
     kt_get(&t, d, out, sizeof out);
@@ -909,6 +987,7 @@ int main(void)
         cmocka_unit_test(test_local_and_atomics),
         cmocka_unit_test(test_special_registers),
         cmocka_unit_test(test_register_slots),
+        cmocka_unit_test(test_narrow_partial_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,7 @@ wl_status exec_prog_create(const ptx_module *m, const ptx_func *k, const exec_gr
     p->g = *g;
     p->mem = mem;
     p->nz_mask = xfast_pick_nz_mask();
+    p->nz_mask32 = xfast_pick_nz_mask32();
     p->funcs = calloc(m->nfuncs, sizeof *p->funcs);
     p->var_addr = calloc(m->nvars ? m->nvars : 1, sizeof *p->var_addr);
     p->params_size = k->param_size;
@@ -142,6 +143,8 @@ void exec_prog_destroy(exec_prog *p)
             free(p->funcs[i].ins);
             free(p->funcs[i].imm);
             free(p->funcs[i].immlanes);
+            free(p->funcs[i].immlanes32);
+            free(p->funcs[i].ukind);
             free(p->funcs[i].clear);
         }
     for (uint32_t i = 0; i < p->ncalls; i++)
@@ -178,17 +181,18 @@ static void block_reset(exec_block *b, const uint32_t ctaid[3], int fresh)
          * (xinit.c), the immediates when no instruction writes them (they still hold the
          * kernel's constants), and the first scratch slots, which xwide_pre writes in all 32
          * lanes before the instruction that reads them. */
-        size_t nr = kf->nregs, ni = kf->nimm, cap = W->regs_cap, keep = ni;
+        /* in units (xfunc): the immediates and the scratch slots are wide, two units each */
+        size_t nr = kf->nregs, ni = 2 * (size_t)kf->nimm, cap = W->regs_cap, keep = ni;
         if (!fresh) /* the registers it may read before writing them (xinit.c) */
             for (uint32_t k = 0; k < kf->nclear; k++)
-                memset(W->regs + (size_t)kf->clear[2 * k] * 32, 0,
-                       (size_t)kf->clear[2 * k + 1] * 32 * sizeof *W->regs);
+                memset(XR(W->regs, kf->clear[2 * k]), 0,
+                       (size_t)kf->clear[2 * k + 1] * XUNIT * sizeof *W->regs);
         if (fresh || kf->imm_clobbered)
             xctl_fill_imm(kf, W->regs);
         if (!fresh && !kf->imm_clobbered)
-            keep = ni + XNPRE; /* slots nr .. nr+keep-1 are left as they are */
+            keep = ni + 2 * XNPRE; /* units nr .. nr+keep-1 are left as they are */
         if (cap > nr + keep)
-            memset(W->regs + (nr + keep) * 32, 0, (cap - nr - keep) * 32 * sizeof *W->regs);
+            memset(XR(W->regs, nr + keep), 0, (cap - nr - keep) * XUNIT * sizeof *W->regs);
         if (W->local)
             memset(W->local, 0, (size_t)32 * p->local_bytes);
         uint32_t live = 0;
@@ -231,9 +235,19 @@ void exec_prog_lean_steps(exec_prog *p)
 void exec_prog_slots(const exec_prog *p, uint32_t *regs, uint32_t *imm, uint32_t *declared)
 {
     const xfunc *kf = &p->funcs[p->kindex];
-    *regs = kf->nregs;
+    *regs = kf->rslots;
     *imm = kf->nimm;
     *declared = p->k->nregs;
+}
+
+void exec_prog_slot_widths(const exec_prog *p, uint32_t *narrow, uint32_t *wide)
+{
+    const xfunc *kf = &p->funcs[p->kindex];
+    *narrow = *wide = 0;
+    for (uint32_t u = 0; u < kf->nregs; u++) {
+        *narrow += kf->ukind[u] == XU_NARROW;
+        *wide += kf->ukind[u] == XU_WIDE;
+    }
 }
 
 exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_t *d)
@@ -261,7 +275,7 @@ exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_
     for (int w = 0; w < b->nwarps; w++) {
         xwarp *W = &b->w[w];
         W->regs_cap = kf->nslots;
-        W->regs = calloc((size_t)W->regs_cap * 32, sizeof *W->regs);
+        W->regs = calloc((size_t)W->regs_cap * XUNIT, sizeof *W->regs);
         W->local = p->local_bytes ? calloc(32, p->local_bytes) : NULL;
         if (!W->regs || (p->local_bytes && !W->local)) {
             exec_block_destroy(b);
@@ -479,7 +493,7 @@ static inline uint32_t guarded(const exec_prog *p, const xinsn *in, const uint64
 {
     if (in->guard < 0)
         return active;
-    uint32_t g = p->nz_mask(XR(regs, in->guard));
+    uint32_t g = in->guard_nw ? p->nz_mask32(XNC(regs, in->guard)) : p->nz_mask(XR(regs, in->guard));
     return active & (in->guard_neg ? ~g : g);
 }
 
@@ -490,10 +504,10 @@ void exec_warp_prefetch_state(const void *handle)
     __builtin_prefetch(&W->sp);
 }
 
-static inline void prefetch_slot(const uint64_t *regs, int32_t slot)
+static inline void prefetch_slot(const uint64_t *regs, int32_t slot, int nw)
 {
     const uint64_t *r = XR(regs, slot);
-    for (int k = 0; k < 32; k += 8) /* 256 bytes: four 64-byte lines */
+    for (int k = 0; k < (nw ? 16 : 32); k += 8) /* 128 or 256 bytes: two or four lines */
         __builtin_prefetch(r + k, 0, 1); /* to L2: many lines, L1 is small */
 }
 
@@ -507,7 +521,7 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
     uint32_t pc = W->simt[W->sp - 1].pc;
     if (pc >= xf->n)
         return;
-    const uint64_t *regs = W->regs + (size_t)fr->reg_off * 32;
+    const uint64_t *regs = XR(W->regs, fr->reg_off);
     /* the next instruction and, in case the warp issues again soon, the two after it */
     for (uint32_t i = pc; i < pc + 1 && i < xf->n; i++) {
         const xinsn *in = &xf->ins[i];
@@ -515,17 +529,17 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
          * copy, xop.cptr, which stays cached) */
         int32_t ns = (int32_t)xf->nslots;
         if (in->guard >= 0 && in->guard < ns)
-            prefetch_slot(regs, in->guard);
+            prefetch_slot(regs, in->guard, in->guard_nw);
         for (int k = 0; k < in->nops; k++) {
             const xop *o = &in->o[k];
             if (o->cptr)
                 continue;
             if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 && o->slot < ns)
-                prefetch_slot(regs, o->slot);
+                prefetch_slot(regs, o->slot, o->nw);
             else if (o->kind == XO_VEC)
                 for (int v = 0; v < o->n && v < 4; v++)
                     if (o->vec[v] >= 0 && o->vec[v] < ns)
-                        prefetch_slot(regs, o->vec[v]);
+                        prefetch_slot(regs, o->vec[v], o->vnw[v]);
         }
     }
 }
@@ -590,7 +604,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
     const xfunc *xf = &p->funcs[fr->func];
     xsimt *t = &W->simt[W->sp - 1];
     const xinsn *in = &xf->ins[t->pc];
-    uint64_t *regs = W->regs + (size_t)fr->reg_off * 32;
+    uint64_t *regs = XR(W->regs, fr->reg_off);
     uint32_t active = t->mask;
     if (in->npre)
         xwide_pre(b, warp, in, regs, active);
@@ -657,7 +671,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
     case PTX_OP_BAR_WARP_SYNC:
         t->pc++;
         if (m)
-            xctl_warp_sync(W, t, (uint32_t)XR(regs, in->o[0].slot)[__builtin_ctz(m)], m);
+            xctl_warp_sync(W, t, (uint32_t)xget(&in->o[0], regs, __builtin_ctz(m)), m);
         break;
     case PTX_OP_MEMBAR: case PTX_OP_FENCE: case PTX_OP_BRKPT:
     case PTX_OP_PMEVENT: case PTX_OP_GRIDDEPCONTROL: case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU:
@@ -742,7 +756,7 @@ static wl_status run_fast(exec_block *b, xwarp *W, uint64_t max_insts, diag_t *d
     const xframe *fr = &W->frames[W->fp - 1];
     const xfunc *xf = &b->p->funcs[fr->func];
     xsimt *t = &W->simt[W->sp - 1];
-    uint64_t *regs = W->regs + (size_t)fr->reg_off * 32;
+    uint64_t *regs = XR(W->regs, fr->reg_off);
     uint32_t active = t->mask;
     if (active == 0)
         return WL_OK;

@@ -5,8 +5,8 @@
  * lanes, registers read and written, per-lane memory addresses, and barrier/branch/exit effects.
  *
  * Model (see docs/exec.md):
- * - 32 lanes per warp; registers are 64-bit slots reg[slot][lane] holding the register's bits
- *   zero-extended; predicates are slots holding 0/1.
+ * - 32 lanes per warp; a register is a slot of 32 lanes holding its bits zero-extended: 32-bit
+ *   lanes for registers of up to 32 bits (predicates hold 0/1), 64-bit lanes for wider ones.
  * - SIMT reconvergence stack per warp: a divergent branch pushes the two paths, both reconverging
  *   at the immediate post-dominator of the branch's block (from the IR). Calls push a frame.
  *   The warp runs one path at a time until it reaches the reconvergence point. Volta's
@@ -58,10 +58,13 @@ typedef struct {
 wl_status exec_prog_create(const ptx_module *m, const ptx_func *k, const exec_grid *g,
                            devmem_t *mem, exec_prog **out, diag_t *d);
 void exec_prog_destroy(exec_prog *p);
-/* Register-file slots (32 lanes x 64 bits each) of the kernel's frame: *regs hold its virtual
+/* Register-file slots of the kernel's frame: *regs hold its virtual
  * registers, shared by registers whose live ranges do not overlap (xalloc.c), *imm its
  * immediates; *declared is the number of virtual registers the PTX declares. */
 void exec_prog_slots(const exec_prog *p, uint32_t *regs, uint32_t *imm, uint32_t *declared);
+/* Of those register slots, how many are narrow (32 lanes x 32 bits: registers of up to 32
+ * bits) and how many wide (32 lanes x 64 bits); see exec_int.h, xfunc. */
+void exec_prog_slot_widths(const exec_prog *p, uint32_t *narrow, uint32_t *wide);
 /* From now on exec_warp_step passes over the moves ptxas folds away whose execution has no
  * effect: `mov` of an immediate into a register whose every reader takes the immediate instead
  * (xalloc.c propagate_constants; the move writes the sink) and which no other instruction

@@ -32,7 +32,13 @@ enum { XK_NONE = 0, XK_B, XK_U, XK_S, XK_F, XK_H, XK_BF, XK_PRED, XK_H2, XK_BF2 
 
 typedef struct {
     uint8_t kind, neg, base, n;
-    uint8_t bits;      /* XO_SLOT: declared width of the register (for writes) */
+    uint8_t bits;      /* XO_SLOT: declared width of the register (for writes); XO_ADDR: of the
+                        * base register */
+    uint8_t nw;        /* XO_SLOT, XO_ADDR: the slot is narrow (32 lanes of 32 bits, XN) */
+    uint8_t vnw[4];    /* XO_VEC: the same for each element */
+    uint8_t sbits;     /* XO_SLOT, XO_ADDR: bits the register's values need (predicates 1: their
+                        * `bits` is 64, nothing masked), 0 for no register */
+    uint8_t vsbits[4]; /* XO_VEC: the same for each element */
     uint8_t space;     /* XO_ADDR: space of the symbol (ptx_space) or NONE */
     uint8_t vbits[4];  /* XO_VEC: widths */
     int32_t slot;      /* XO_SLOT: slot; XO_ADDR: base-register slot or -1 */
@@ -42,6 +48,7 @@ typedef struct {
      * which the hottest handlers read (XSRC) instead of the warp's own copy, so that thousands
      * of warps share one set of host cache lines; NULL otherwise. */
     const uint64_t *cptr;
+    const uint32_t *cptr32; /* the same immediate as 32 lanes of its low 32 bits */
 } xop;
 
 /* A value computed into a scratch slot before the instruction runs. */
@@ -49,6 +56,7 @@ typedef struct {
     int32_t slot;
     uint16_t sreg;     /* ptx_sreg, or UINT16_MAX for an address */
     uint8_t opnd;      /* which operand (for addresses) */
+    uint8_t nw;        /* the slot is narrow (only a move's destination, xinsn.pre_dst) */
 } xpre;
 
 typedef struct xinsn_s {
@@ -59,6 +67,7 @@ typedef struct xinsn_s {
     uint32_t flags;
     int32_t guard;                  /* slot or -1 */
     uint8_t guard_neg;
+    uint8_t guard_nw;               /* the guard's slot is narrow */
     int32_t target;                 /* bra: insn index; call: index into prog->calls */
     uint32_t reconv;                /* bra: reconvergence pc (XPC_END: function end) */
     xpre pre[XNPRE];
@@ -97,9 +106,18 @@ typedef struct {
     const ptx_func *f;
     xinsn *ins;
     uint32_t n;
+    /* Register-file layout (xalloc_layout): slots are counted in units of 32 lanes x 32 bits
+     * (128 bytes, XUNIT uint64_t). A narrow slot (a register of at most 32 bits: predicates,
+     * .b32/.u32/.s32/.f32 and smaller) takes one unit, a wide one (64-bit registers, the
+     * immediates, the scratch slots) two, as 32 lanes x 64 bits. Units [0, nregs) hold the
+     * registers, immediate i the two units at nregs + 2 i, the scratch slots follow; nslots
+     * units in all. Before the layout (decoding, xalloc) the same fields count slots. */
     uint32_t nregs, nimm, nslots;
-    uint64_t *imm;                   /* values of slots nregs .. nregs+nimm-1 */
+    uint32_t rslots;                 /* register slots (exec_prog_slots; before the layout) */
+    uint8_t *ukind;                  /* per unit: XU_NARROW, XU_WIDE (first unit), XU_HIGH */
+    uint64_t *imm;                   /* values of the immediates */
     uint64_t *immlanes;              /* the same, 32 lanes each (read-only, shared by warps) */
+    uint32_t *immlanes32;            /* their low 32 bits, 32 lanes each (narrow handlers) */
     uint32_t nclear, *clear;         /* registers a reused block clears: nclear runs of
                                         (first, count) (xinit.c; the kernel only) */
     int imm_clobbered;               /* some instruction may write an immediate slot (an
@@ -108,8 +126,12 @@ typedef struct {
     uint32_t off_local, off_cp, off_param, off_ret;
 } xfunc;
 
+/* Units of the register layout (xfunc.ukind). */
+enum { XU_NARROW = 0, XU_WIDE, XU_HIGH };
+
 /* The lanes of a slot that are not zero, as a bit mask (guard predicates). */
 typedef uint32_t (*xnz_fn)(const uint64_t *slot);
+typedef uint32_t (*xnz32_fn)(const uint32_t *slot);
 
 struct exec_prog {
     const ptx_module *m;
@@ -127,6 +149,7 @@ struct exec_prog {
     int recursive;                   /* some call is recursive: room for XRECURSION frames */
     devmem_t *mem;
     xnz_fn nz_mask;                  /* xfast_pick_nz_mask: the host's fastest form */
+    xnz32_fn nz_mask32;              /* the same for narrow slots */
     int pass_folded;                 /* exec_prog_pass_folded */
     int no_op_counts;                /* exec_prog_no_op_counts */
     int lean_steps;                  /* exec_prog_lean_steps */
@@ -138,7 +161,7 @@ typedef struct {
 
 typedef struct {
     int func;
-    uint32_t reg_off;                /* first slot of this frame in the warp's register stack */
+    uint32_t reg_off;                /* first unit of this frame in the warp's register stack */
     uint32_t local_base;             /* frame start in each thread's local memory */
     uint32_t simt_base;              /* index of this frame's base SIMT entry */
     uint32_t returned;               /* lanes that executed ret inside divergent code */
@@ -157,15 +180,16 @@ typedef struct {
     int fp;
     uint32_t live;                   /* lanes not exited */
     int state;                       /* exec_warp_state */
-    uint64_t *regs;                  /* slots x 32 lanes, frames stacked */
+    uint64_t *regs;                  /* register units (xfunc), frames stacked */
     uint32_t carry;                  /* CC.CF per lane */
     uint32_t wsync;                  /* lanes waiting at a divergent __syncwarp */
     uint8_t yield;                   /* ran a failed try_wait / nanosleep: let others run */
     uint8_t red_pred;                /* bar.red destination is a predicate */
-    uint8_t pad_[2];
+    uint8_t red_nw;                  /* bar.red destination slot is narrow */
+    uint8_t pad_[1];
     xframe frames[XMAX_FRAMES];
     /* cold */
-    uint32_t regs_cap;               /* in slots */
+    uint32_t regs_cap;               /* in units */
     int bar;                         /* barrier waited on */
     uint32_t bar_line;
     uint8_t *local;                  /* 32 x prog->local_bytes */
@@ -208,6 +232,9 @@ int exec_operand_regs(const xop *o, uint32_t nregs, int32_t rs[4]);
 /* xalloc.c: shares register slots between registers whose live ranges do not overlap
  * (renumbers in->o/guard/pre slots and xf->nregs/nslots; after exec_list_regs). */
 wl_status xalloc_func(xfunc *xf, diag_t *d);
+/* xalloc.c: lays the slots out in units (narrow and wide, see xfunc) and renumbers every slot
+ * operand to its first unit, setting the nw flags (after xalloc_func). */
+wl_status xalloc_layout(xfunc *xf, diag_t *d);
 /* Operand k of x is read from lanes that may not execute x: shfl's source value (the lane it
  * reads may have exited or never existed); every operand of the other warp-wide operations
  * (conservatively). xinit clears such registers; xalloc gives them slots of their own. */
@@ -228,9 +255,11 @@ wl_status xop_unsup(const xinsn *in, diag_t *d);
 /* xopf.c: floating-point instructions into the lane temporary Dv; fma.rn.f32 of 32 lanes. */
 wl_status xopf_exec(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d);
 void xopf_fma32_rn(const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *Dv);
+void xopf_fma32_rn_n(const uint32_t *A, const uint32_t *B, const uint32_t *C, uint32_t *D);
 /* xfast.c: picks in->fast for the forms that have a direct handler (called by the decoder). */
 void xop_pick_fast(xinsn *in);
 xnz_fn xfast_pick_nz_mask(void);
+xnz32_fn xfast_pick_nz_mask32(void);
 /* xmem.c */
 wl_status xmem_exec(exec_block *b, int warp, const xinsn *in, uint32_t m, exec_step_info *out,
                     diag_t *d);
@@ -261,12 +290,77 @@ void xop_nop(const xinsn *in, uint64_t *regs, uint32_t m);
 wl_status exec_fail(const exec_block *b, int warp, int lane, const xinsn *in, wl_status st,
                     diag_t *d, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-/* Slot access: the 32 lanes of slot s in the current frame. */
-#define XR(regs, s) ((regs) + (size_t)(s) * 32u)
-/* A source operand's 32 lanes: the shared copy of an immediate, else its slot. */
-static inline const uint64_t *XSRC(const xop *o, const uint64_t *regs)
+/* Slot access. A slot number is its first unit (xfunc); a unit is XUNIT uint64_t. XR: the 32
+ * 64-bit lanes of wide slot s in the current frame; XN: the 32 32-bit lanes of narrow slot s. A
+ * narrow slot is only ever accessed through uint32_t, a wide one through uint64_t. */
+#define XUNIT 16u
+#define XR(regs, s) ((regs) + (size_t)(s) * XUNIT)
+static inline uint32_t *XN(uint64_t *regs, int32_t s)
 {
-    return o->cptr ? o->cptr : XR(regs, o->slot);
+    return (uint32_t *)(void *)(regs + (size_t)s * XUNIT);
+}
+static inline const uint32_t *XNC(const uint64_t *regs, int32_t s)
+{
+    return (const uint32_t *)(const void *)(regs + (size_t)s * XUNIT);
+}
+/* A source operand's 32 lanes as 64-bit values (a register's bits zero-extended): the shared
+ * copy of an immediate, a wide slot itself, or a narrow slot widened into tmp (32 entries). */
+static inline const uint64_t *XSRC(const xop *o, const uint64_t *regs, uint64_t *tmp)
+{
+    if (o->cptr)
+        return o->cptr;
+    if (!o->nw)
+        return XR(regs, o->slot);
+    const uint32_t *n = XNC(regs, o->slot);
+    for (int l = 0; l < 32; l++)
+        tmp[l] = n[l];
+    return tmp;
+}
+/* Lane l of slot s (nw: narrow), zero-extended. */
+static inline uint64_t xslot_get(const uint64_t *regs, int32_t s, int nw, int l)
+{
+    return nw ? (uint64_t)XNC(regs, s)[l] : XR(regs, s)[l];
+}
+static inline void xslot_put(uint64_t *regs, int32_t s, int nw, int l, uint64_t v)
+{
+    if (nw)
+        XN(regs, s)[l] = (uint32_t)v;
+    else
+        XR(regs, s)[l] = v;
+}
+/* Lane l of a source operand. */
+static inline uint64_t xget(const xop *o, const uint64_t *regs, int l)
+{
+    return o->cptr ? o->cptr[l] : xslot_get(regs, o->slot, o->nw, l);
+}
+/* Copies the lanes in m of t (32 values) into slot s (nw: narrow, keeping the low 32 bits). */
+static inline void xcommit(uint64_t *regs, int32_t s, int nw, const uint64_t *t, uint32_t m)
+{
+    if (nw) {
+        uint32_t *d = XN(regs, s);
+        if (m == XFULL) {
+            for (int l = 0; l < 32; l++)
+                d[l] = (uint32_t)t[l];
+            return;
+        }
+        while (m) {
+            int l = __builtin_ctz(m);
+            d[l] = (uint32_t)t[l];
+            m &= m - 1;
+        }
+        return;
+    }
+    uint64_t *d = XR(regs, s);
+    if (m == XFULL) {
+        for (int l = 0; l < 32; l++)
+            d[l] = t[l];
+        return;
+    }
+    while (m) {
+        int l = __builtin_ctz(m);
+        d[l] = t[l];
+        m &= m - 1;
+    }
 }
 
 #endif

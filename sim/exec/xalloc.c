@@ -299,19 +299,43 @@ done:
 
 #define XA_SINK UINT32_MAX /* map[]: a register nothing reads: its writes go to the sink slot */
 
+/* wide[s] = 1 for the slots (< nr) some operand names as a register whose values need more
+ * than 32 bits (those need 32 lanes of 64 bits, xalloc_layout; predicates hold 0 or 1). */
+static void wide_slots(const xfunc *xf, uint32_t nr, uint8_t *wide)
+{
+    memset(wide, 0, nr ? nr : 1);
+    for (uint32_t i = 0; i < xf->n; i++) {
+        const xinsn *x = &xf->ins[i];
+        for (int k = 0; k < x->nops; k++) {
+            const xop *o = &x->o[k];
+            if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 &&
+                (uint32_t)o->slot < nr && (o->sbits == 0 || o->sbits > 32))
+                wide[o->slot] = 1;
+            if (o->kind == XO_VEC)
+                for (int v = 0; v < o->n && v < 4; v++)
+                    if (o->vec[v] >= 0 && (uint32_t)o->vec[v] < nr &&
+                        (o->vsbits[v] == 0 || o->vsbits[v] > 32))
+                        wide[o->vec[v]] = 1;
+        }
+    }
+}
+
 /* map[r] = slot for every register (XA_SINK for one never read); returns the number of slots,
  * or 0 to keep one per register. Greedy colouring in order of interval start: a slot is reused
- * once the interval that held it ended before the new one starts. */
+ * once the interval that held it ended before the new one starts, by a register of the same
+ * width class (narrow or wide, xalloc_layout), so that narrow registers keep narrow slots. */
 static uint32_t colour(const xfunc *xf, uint32_t *map)
 {
     uint32_t nr = xf->nregs;
     uint32_t *lo = malloc(nr * sizeof *lo), *hi = malloc(nr * sizeof *hi);
-    uint8_t *read = malloc(nr);
+    uint8_t *read = malloc(nr), *wide = malloc(nr), *slot_wide = malloc(nr);
     xa_iv *iv = malloc(nr * sizeof *iv);
     uint32_t *slot_end = malloc(nr * sizeof *slot_end);
     uint32_t nslot = 0, niv = 0;
-    if (!lo || !hi || !read || !iv || !slot_end || intervals(xf, lo, hi, read) != 0)
+    if (!lo || !hi || !read || !wide || !slot_wide || !iv || !slot_end ||
+        intervals(xf, lo, hi, read) != 0)
         goto done;
+    wide_slots(xf, nr, wide);
     for (uint32_t r = 0; r < nr; r++) {
         map[r] = read[r] ? 0 : XA_SINK;
         if (lo[r] <= hi[r] && read[r])
@@ -322,11 +346,13 @@ static uint32_t colour(const xfunc *xf, uint32_t *map)
      * assignment deterministic and simple. */
     for (uint32_t k = 0; k < niv; k++) {
         uint32_t s = 0;
-        while (s < nslot && slot_end[s] >= iv[k].lo)
+        uint8_t w = wide[iv[k].r];
+        while (s < nslot && (slot_end[s] >= iv[k].lo || slot_wide[s] != w))
             s++;
         if (s == nslot)
             nslot++;
         slot_end[s] = iv[k].hi;
+        slot_wide[s] = w;
         map[iv[k].r] = s;
     }
     if (nslot == 0)
@@ -335,6 +361,8 @@ done:
     free(lo);
     free(hi);
     free(read);
+    free(wide);
+    free(slot_wide);
     free(iv);
     free(slot_end);
     return nslot;
@@ -406,8 +434,10 @@ wl_status xalloc_func(xfunc *xf, diag_t *d)
     uint32_t sink = np + xf->nimm + XNSCRATCH - 1; /* xdec's sink for `_` (after renumbering) */
     for (uint32_t i = 0; i < xf->n; i++) {
         xinsn *x = &xf->ins[i];
-        if (x->op == PTX_OP_CALL)
+        if (x->op == PTX_OP_CALL) { /* no register operands; a guard perhaps */
+            remap(&x->guard, map, nr, np, sink);
             continue;
+        }
         for (int k = 0; k < x->nops; k++) {
             xop *o = &x->o[k];
             if (o->kind == XO_SLOT || o->kind == XO_ADDR)
@@ -425,5 +455,77 @@ wl_status xalloc_func(xfunc *xf, diag_t *d)
     free(map);
     if (mark_noops(xf, nr, (int32_t)sink) != 0)
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    return WL_OK;
+}
+
+/* The unit of slot s (units[] of the slots before the layout); -1 stays -1. */
+static void to_unit(int32_t *s, const uint32_t *units, uint32_t nslots)
+{
+    if (*s >= 0 && (uint32_t)*s < nslots)
+        *s = (int32_t)units[*s];
+}
+
+wl_status xalloc_layout(xfunc *xf, diag_t *d)
+{
+    uint32_t nr = xf->nregs, ns = xf->nslots;
+    uint8_t *wide = malloc(ns ? ns : 1);
+    uint32_t *units = malloc((ns ? ns : 1) * sizeof *units);
+    if (!wide || !units) {
+        free(wide);
+        free(units);
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    }
+    wide_slots(xf, nr, wide);
+    for (uint32_t s = nr; s < ns; s++) /* immediates and scratch slots hold 64 bits */
+        wide[s] = 1;
+    uint32_t nu = 0, nregs_u = 0;
+    for (uint32_t s = 0; s < ns; s++) {
+        units[s] = nu;
+        nu += wide[s] ? 2u : 1u;
+        if (s + 1 == nr)
+            nregs_u = nu;
+    }
+    free(xf->ukind);
+    xf->ukind = malloc(nu ? nu : 1);
+    if (!xf->ukind) {
+        free(wide);
+        free(units);
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    }
+    for (uint32_t s = 0; s < ns; s++) {
+        xf->ukind[units[s]] = wide[s] ? XU_WIDE : XU_NARROW;
+        if (wide[s])
+            xf->ukind[units[s] + 1] = XU_HIGH;
+    }
+    for (uint32_t i = 0; i < xf->n; i++) {
+        xinsn *x = &xf->ins[i];
+        if (x->guard >= 0 && (uint32_t)x->guard < ns)
+            x->guard_nw = !wide[x->guard];
+        to_unit(&x->guard, units, ns);
+        for (int k = 0; k < x->npre; k++) {
+            if (x->pre[k].slot >= 0 && (uint32_t)x->pre[k].slot < ns)
+                x->pre[k].nw = !wide[x->pre[k].slot];
+            to_unit(&x->pre[k].slot, units, ns);
+        }
+        for (int k = 0; k < x->nops; k++) {
+            xop *o = &x->o[k];
+            if (o->kind == XO_SLOT || o->kind == XO_ADDR) {
+                if (o->slot >= 0 && (uint32_t)o->slot < ns)
+                    o->nw = !wide[o->slot];
+                to_unit(&o->slot, units, ns);
+            } else if (o->kind == XO_VEC) {
+                for (int v = 0; v < o->n && v < 4; v++) {
+                    if (o->vec[v] >= 0 && (uint32_t)o->vec[v] < ns)
+                        o->vnw[v] = !wide[o->vec[v]];
+                    to_unit(&o->vec[v], units, ns);
+                }
+            }
+        }
+    }
+    xf->rslots = nr;
+    xf->nregs = nregs_u;
+    xf->nslots = nu;
+    free(wide);
+    free(units);
     return WL_OK;
 }

@@ -12,7 +12,7 @@
 void xctl_fill_imm(const xfunc *xf, uint64_t *regs)
 {
     for (uint32_t i = 0; i < xf->nimm; i++) {
-        uint64_t *r = XR(regs, xf->nregs + i);
+        uint64_t *r = XR(regs, xf->nregs + 2 * i); /* wide, two units each (xfunc) */
         for (int l = 0; l < 32; l++)
             r[l] = xf->imm[i];
     }
@@ -40,7 +40,7 @@ static void bar_try_complete(exec_block *b, int id)
                          br->red_aop == PTX_AOP_AND ? br->red_and : br->red_or;
             for (int l = 0; l < 32; l++)
                 if ((W->red_mask >> l) & 1)
-                    W->regs[(size_t)W->red_slot * 32 + (size_t)l] = v;
+                    xslot_put(W->regs, W->red_slot, W->red_nw, l, v);
             W->red_slot = -1;
         }
         W->state = EXEC_WARP_READY;
@@ -56,11 +56,11 @@ wl_status xctl_bar(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uin
     int red = in->mode == PTX_BAR_RED;
     int first = red ? 1 : 0; /* bar.red d, id, [count,] pred */
     int lane = m ? __builtin_ctz(m) : 0;
-    uint64_t id = XSRC(&in->o[first], regs)[lane];
+    uint64_t id = xget(&in->o[first], regs, lane);
     uint32_t count = 0;
     int nsrc = in->nops - first - (red ? 1 : 0);
     if (nsrc > 1)
-        count = (uint32_t)XSRC(&in->o[first + 1], regs)[lane];
+        count = (uint32_t)xget(&in->o[first + 1], regs, lane);
     if (id > 15)
         return exec_fail(b, warp, lane, in, WL_EFAULT, d, "barrier id %llu out of range 0..15",
                          (unsigned long long)id);
@@ -89,7 +89,7 @@ wl_status xctl_bar(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uin
         uint32_t t = 0;
         for (int l = 0; l < 32; l++)
             if ((m >> l) & 1) {
-                int v = XSRC(po, regs)[l] != 0;
+                int v = xget(po, regs, l) != 0;
                 if (po->neg)
                     v = !v;
                 t |= (uint32_t)v << l;
@@ -104,6 +104,7 @@ wl_status xctl_bar(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uin
         br->red_or = br->red_or || t != 0;
         const xframe *fr = &W->frames[W->fp - 1];
         W->red_slot = (int32_t)(fr->reg_off + (uint32_t)in->o[0].slot);
+        W->red_nw = in->o[0].nw;
         W->red_mask = m;
     }
     if (in->mode != PTX_BAR_ARRIVE) {
@@ -237,7 +238,7 @@ wl_status xctl_call(exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t
     uint32_t reg_off = fr->reg_off + xf->nslots;
     if (reg_off + cx->nslots > W->regs_cap) {
         uint32_t nc = (reg_off + cx->nslots) * 2;
-        uint64_t *nr = realloc(W->regs, (size_t)nc * 32 * sizeof *nr);
+        uint64_t *nr = realloc(W->regs, (size_t)nc * XUNIT * sizeof *nr);
         if (!nr)
             return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
         W->regs = nr;
@@ -250,8 +251,8 @@ wl_status xctl_call(exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t
                 memmove(loc + base + c->arg_dst[i], loc + fr->local_base + c->arg_src[i],
                         c->arg_size[i]);
             }
-    uint64_t *regs = W->regs + (size_t)reg_off * 32;
-    memset(regs, 0, (size_t)cx->nregs * 32 * sizeof *regs);
+    uint64_t *regs = XR(W->regs, reg_off);
+    memset(regs, 0, (size_t)cx->nregs * XUNIT * sizeof *regs);
     xctl_fill_imm(cx, regs);
     W->simt[W->sp - 1].pc++; /* the caller resumes after the call */
     W->simt[W->sp] = (xsimt){0, XPC_END, m};

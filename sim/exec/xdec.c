@@ -15,6 +15,19 @@ static uint32_t align16(uint64_t v)
     return (uint32_t)((v + 15) & ~UINT64_C(15));
 }
 
+static int type_bits(int t);
+
+/* The bits register r's values need (its slot's width class, xalloc_layout): predicates hold
+ * 0 or 1; 0 for no register (the sink). */
+static uint8_t value_bits(const ptx_func *f, int32_t r)
+{
+    if (r < 0 || (uint32_t)r >= f->nregs)
+        return 0;
+    if (f->regs[r].type == PTX_T_PRED)
+        return 1;
+    return (uint8_t)type_bits(f->regs[r].type);
+}
+
 static int type_bits(int t)
 {
     switch (t) {
@@ -295,20 +308,27 @@ static wl_status share_immediates(xfunc *xf, diag_t *d)
     if (xf->imm_clobbered || xf->nimm == 0)
         return WL_OK;
     xf->immlanes = malloc((size_t)xf->nimm * 32 * sizeof *xf->immlanes);
-    if (!xf->immlanes)
+    xf->immlanes32 = malloc((size_t)xf->nimm * 32 * sizeof *xf->immlanes32);
+    if (!xf->immlanes || !xf->immlanes32)
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     for (uint32_t i = 0; i < xf->nimm; i++)
-        for (int l = 0; l < 32; l++)
+        for (int l = 0; l < 32; l++) {
             xf->immlanes[(size_t)i * 32 + (size_t)l] = xf->imm[i];
+            xf->immlanes32[(size_t)i * 32 + (size_t)l] = (uint32_t)xf->imm[i];
+        }
     for (uint32_t i = 0; i < xf->n; i++) {
         xinsn *x = &xf->ins[i];
         if (x->op == PTX_OP_CALL)
             continue;
         for (int k = 0; k < x->nops; k++) {
             xop *o = &x->o[k];
+            /* immediate i is wide, at unit nregs + 2 i (xalloc_layout) */
             if (o->kind == XO_SLOT && o->slot >= (int32_t)xf->nregs &&
-                (uint32_t)o->slot < xf->nregs + xf->nimm)
-                o->cptr = xf->immlanes + (size_t)(o->slot - (int32_t)xf->nregs) * 32;
+                (uint32_t)o->slot < xf->nregs + 2 * xf->nimm) {
+                size_t ii = (size_t)(o->slot - (int32_t)xf->nregs) / 2;
+                o->cptr = xf->immlanes + ii * 32;
+                o->cptr32 = xf->immlanes32 + ii * 32;
+            }
         }
     }
     return WL_OK;
@@ -396,6 +416,7 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
                 xo->slot = o->reg;
                 xo->bits = (uint8_t)((uint32_t)o->reg < f->nregs ?
                                      type_bits(f->regs[o->reg].type) : 64);
+                xo->sbits = value_bits(f, o->reg);
                 break;
             case PTX_OPND_IMM: case PTX_OPND_FIMM: {
                 int bits = o->type == PTX_T_NONE || o->type == PTX_T_PRED ? 64 : type_bits(o->type);
@@ -421,6 +442,9 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
             case PTX_OPND_ADDR: case PTX_OPND_SYM: {
                 xo->kind = XO_ADDR;
                 xo->slot = o->kind == PTX_OPND_ADDR ? o->reg : -1;
+                xo->bits = (uint8_t)(xo->slot >= 0 && (uint32_t)xo->slot < f->nregs ?
+                                     type_bits(f->regs[xo->slot].type) : 64);
+                xo->sbits = value_bits(f, xo->slot);
                 if (resolve_sym(p, f, xf, o, &xo->base, &xo->off, &xo->space) != 0) {
                     x->op = PTX_OP_COUNT; /* reported if executed */
                     break;
@@ -448,6 +472,7 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
                     xo->vec[v] = r;
                     xo->vbits[v] = (uint8_t)(r >= 0 && (uint32_t)r < f->nregs ?
                                              type_bits(f->regs[r].type) : 64);
+                    xo->vsbits[v] = value_bits(f, r);
                 }
                 break;
             case PTX_OPND_LABEL:
@@ -525,7 +550,13 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
     if (st == WL_OK)
         st = xalloc_func(xf, d);
     if (st == WL_OK)
+        st = xalloc_layout(xf, d);
+    if (st == WL_OK)
         st = share_immediates(xf, d);
+    if (st == WL_OK) /* again, now that the slots' widths are known (xfast.c: narrow forms) */
+        for (uint32_t i = 0; i < xf->n; i++)
+            if (xf->ins[i].fast && xf->ins[i].fast != xop_nop)
+                xop_pick_fast(&xf->ins[i]);
     free(it.vals);
     free(it.hash);
     return st;

@@ -24,9 +24,19 @@
 #define XF_AVX2 0
 #endif
 #define XF_INLINE static inline __attribute__((always_inline))
+#define XF_UNUSED __attribute__((unused)) /* the narrow forms of handlers with wide results */
+
+/* A narrow-form source (xop_pick_fast checked it): an immediate's 32-bit copy or a narrow slot. */
+static inline const uint32_t *XSRC32(const xop *o, const uint64_t *regs)
+{
+    return o->cptr32 ? o->cptr32 : XNC(regs, o->slot);
+}
 
 /* FASTK(name, nsrc, K, expr): handler `name` (and name_avx2) computing D[l] = expr from the
- * sources A, B, C (operands 1..nsrc) and K, a per-instruction constant computed from `in`. */
+ * sources A, B, C (operands 1..nsrc) and K, a per-instruction constant computed from `in`; any
+ * operand may be narrow or wide (xalloc_layout). name_n (and name_n_avx2): the same when every
+ * operand is narrow or an immediate and the result has at most 32 bits (xop_pick_fast), with
+ * A, B, C and D 32 lanes of 32 bits: half the bytes, twice the lanes per vector instruction. */
 #define FASTK(name, nsrc, kexpr, expr)                                                             \
     XF_INLINE void name##_full(const uint64_t *restrict A, const uint64_t *restrict B,            \
                                const uint64_t *restrict C, uint64_t K, uint64_t *restrict D)     \
@@ -38,22 +48,55 @@
     {                                                                                              \
         int32_t d = in->o[0].slot, a = in->o[1].slot;                                              \
         int32_t b = nsrc > 1 ? in->o[2].slot : a, c = nsrc > 2 ? in->o[3].slot : a;                \
-        const uint64_t *A = XSRC(&in->o[1], regs);                                                 \
-        const uint64_t *B = nsrc > 1 ? XSRC(&in->o[2], regs) : A;                                  \
-        const uint64_t *C = nsrc > 2 ? XSRC(&in->o[3], regs) : A;                                  \
+        uint64_t ta[32], tb[32], tc[32];                                                           \
+        const uint64_t *A = XSRC(&in->o[1], regs, ta);                                             \
+        const uint64_t *B = nsrc > 1 ? XSRC(&in->o[2], regs, tb) : A;                              \
+        const uint64_t *C = nsrc > 2 ? XSRC(&in->o[3], regs, tc) : A;                              \
         uint64_t K = (kexpr);                                                                      \
         (void)K;                                                                                   \
-        if (m == XFULL && d != a && d != b && d != c) {                                            \
+        if (m == XFULL && !in->o[0].nw && d != a && d != b && d != c) {                            \
             name##_full(A, B, C, K, XR(regs, d));                                                  \
             return;                                                                                \
         }                                                                                          \
         uint64_t T[32];                                                                            \
         LOOP(T[l] = (expr));                                                                       \
-        commit(XR(regs, d), T, m);                                                                 \
+        xcommit(regs, d, in->o[0].nw, T, m);                                                       \
+    }                                                                                              \
+    XF_INLINE void name##_nfull(const uint32_t *restrict A, const uint32_t *restrict B,           \
+                                const uint32_t *restrict C, uint64_t K, uint32_t *restrict D)    \
+    {                                                                                              \
+        (void)A; (void)B; (void)C; (void)K;                                                        \
+        LOOP(D[l] = (uint32_t)(expr));                                                             \
+    }                                                                                              \
+    XF_INLINE void name##_nbody(const xinsn *in, uint64_t *regs, uint32_t m)                       \
+    {                                                                                              \
+        int32_t d = in->o[0].slot, a = in->o[1].slot;                                              \
+        int32_t b = nsrc > 1 ? in->o[2].slot : a, c = nsrc > 2 ? in->o[3].slot : a;                \
+        const uint32_t *A = XSRC32(&in->o[1], regs);                                               \
+        const uint32_t *B = nsrc > 1 ? XSRC32(&in->o[2], regs) : A;                                \
+        const uint32_t *C = nsrc > 2 ? XSRC32(&in->o[3], regs) : A;                                \
+        uint64_t K = (kexpr);                                                                      \
+        (void)K;                                                                                   \
+        uint32_t *D = XN(regs, d);                                                                 \
+        if (m == XFULL && d != a && d != b && d != c) {                                            \
+            name##_nfull(A, B, C, K, D);                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        uint32_t T[32];                                                                            \
+        LOOP(T[l] = (uint32_t)(expr));                                                             \
+        while (m) {                                                                                \
+            int l = __builtin_ctz(m);                                                              \
+            D[l] = T[l];                                                                           \
+            m &= m - 1;                                                                            \
+        }                                                                                          \
     }                                                                                              \
     static void name(const xinsn *in, uint64_t *regs, uint32_t m)                                  \
     {                                                                                              \
         name##_body(in, regs, m);                                                                  \
+    }                                                                                              \
+    XF_UNUSED static void name##_n(const xinsn *in, uint64_t *regs, uint32_t m)                    \
+    {                                                                                              \
+        name##_nbody(in, regs, m);                                                                 \
     }                                                                                              \
     XF_AVX2_VARIANT(name)
 
@@ -62,11 +105,17 @@
     XF_TARGET_AVX2 static void name##_avx2(const xinsn *in, uint64_t *regs, uint32_t m)            \
     {                                                                                              \
         name##_body(in, regs, m);                                                                  \
+    }                                                                                              \
+    XF_TARGET_AVX2 XF_UNUSED static void name##_n_avx2(const xinsn *in, uint64_t *regs, uint32_t m)\
+    {                                                                                              \
+        name##_nbody(in, regs, m);                                                                 \
     }
-#define PICK(name) (avx2 ? name##_avx2 : name)
+#define PICK(name) (narrow ? (avx2 ? name##_n_avx2 : name##_n) : (avx2 ? name##_avx2 : name))
+#define PICKW(name) (avx2 ? name##_avx2 : name)
 #else
 #define XF_AVX2_VARIANT(name)
-#define PICK(name) (name)
+#define PICK(name) (narrow ? name##_n : name)
+#define PICKW(name) (name)
 #endif
 
 #define FAST1(name, expr) FASTK(name, 1, 0, expr)
@@ -132,6 +181,38 @@ XF_TARGET_AVX2 static uint32_t nz_mask_avx2(const uint64_t *G)
 }
 #endif
 
+/* The same for a narrow slot (32 lanes of 32 bits). */
+static uint32_t nz_mask32(const uint32_t *G)
+{
+    uint32_t g = 0;
+    for (int l = 0; l < 32; l++)
+        g |= (uint32_t)(G[l] != 0) << l;
+    return g;
+}
+
+#if XF_AVX2
+/* Eight lanes per compare (movmskps). */
+XF_TARGET_AVX2 static uint32_t nz_mask32_avx2(const uint32_t *G)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    uint32_t z = 0;
+    for (int l = 0; l < 32; l += 8) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(G + l));
+        z |= (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero))) << l;
+    }
+    return ~z;
+}
+#endif
+
+xnz32_fn xfast_pick_nz_mask32(void)
+{
+#if XF_AVX2
+    if (__builtin_cpu_supports("avx2"))
+        return nz_mask32_avx2;
+#endif
+    return nz_mask32;
+}
+
 xnz_fn xfast_pick_nz_mask(void)
 {
 #if XF_AVX2
@@ -145,15 +226,32 @@ xnz_fn xfast_pick_nz_mask(void)
 static void f_ffma(const xinsn *in, uint64_t *regs, uint32_t m)
 {
     int32_t d = in->o[0].slot, a = in->o[1].slot, b = in->o[2].slot, c = in->o[3].slot;
-    const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
-    const uint64_t *C = XSRC(&in->o[3], regs);
-    if (m == XFULL && d != a && d != b && d != c) {
+    uint64_t ta[32], tb[32], tc[32];
+    const uint64_t *A = XSRC(&in->o[1], regs, ta), *B = XSRC(&in->o[2], regs, tb);
+    const uint64_t *C = XSRC(&in->o[3], regs, tc);
+    if (m == XFULL && !in->o[0].nw && d != a && d != b && d != c) {
         xopf_fma32_rn(A, B, C, XR(regs, d));
         return;
     }
     uint64_t T[32];
     xopf_fma32_rn(A, B, C, T);
-    commit(XR(regs, d), T, m);
+    xcommit(regs, d, in->o[0].nw, T, m);
+}
+
+/* The narrow form: every operand narrow or an immediate (xop_pick_fast). */
+static void f_ffma_n(const xinsn *in, uint64_t *regs, uint32_t m)
+{
+    const uint32_t *A = XSRC32(&in->o[1], regs), *B = XSRC32(&in->o[2], regs);
+    const uint32_t *C = XSRC32(&in->o[3], regs);
+    uint32_t *D = XN(regs, in->o[0].slot);
+    if (m == XFULL) { /* D may be a source: fma32 reads each group of lanes before writing it */
+        xopf_fma32_rn_n(A, B, C, D);
+        return;
+    }
+    uint32_t T[32];
+    xopf_fma32_rn_n(A, B, C, T);
+    for (; m; m &= m - 1)
+        D[__builtin_ctz(m)] = T[__builtin_ctz(m)];
 }
 
 /* The handler of an instruction whose whole effect happened before it (xinsn.pre_dst). */
@@ -179,6 +277,11 @@ void xop_pick_fast(xinsn *in)
     for (int k = 1; k < in->nops; k++)
         if (in->o[k].kind != XO_SLOT || in->o[k].neg)
             return;
+    /* every operand narrow, or an immediate whose value fits in 32 bits (its 32-bit copy is
+     * then exact): the narrow form (set once the layout is known, xdec.c) */
+    int narrow = in->o[0].nw;
+    for (int k = 1; k < in->nops; k++)
+        narrow &= in->o[k].nw || (in->o[k].cptr32 && (in->o[k].cptr[0] >> 32) == 0);
     if (cvta_g) {
         in->fast = PICK(f_mov);
         return;
@@ -196,7 +299,7 @@ void xop_pick_fast(xinsn *in)
             in->fast = PICK(f_mov);
         break;
     case PTX_OP_ADD:
-        in->fast = i32 ? PICK(f_add32) : i64 ? PICK(f_add64) : f32 ? PICK(f_fadd) : NULL;
+        in->fast = i32 ? PICK(f_add32) : i64 ? PICKW(f_add64) : f32 ? PICK(f_fadd) : NULL;
         break;
     case PTX_OP_SUB: in->fast = i32 ? PICK(f_sub32) : NULL; break;
     case PTX_OP_MUL:
@@ -205,10 +308,12 @@ void xop_pick_fast(xinsn *in)
         else if (f32)
             in->fast = PICK(f_fmul);
         else if (in->mul == PTX_MUL_WIDE && in->w0 == 32 && dst64)
-            in->fast = in->k0 == XK_S ? PICK(f_mulwide_s32) : PICK(f_mulwide_u32);
+            in->fast = in->k0 == XK_S ? PICKW(f_mulwide_s32) : PICKW(f_mulwide_u32);
         break;
-    case PTX_OP_MAD: in->fast = i32 && lo ? PICK(f_mad32) : f32 ? f_ffma : NULL; break;
-    case PTX_OP_FMA: in->fast = f32 ? f_ffma : NULL; break;
+    case PTX_OP_MAD:
+        in->fast = i32 && lo ? PICK(f_mad32) : f32 ? (narrow ? f_ffma_n : f_ffma) : NULL;
+        break;
+    case PTX_OP_FMA: in->fast = f32 ? (narrow ? f_ffma_n : f_ffma) : NULL; break;
     case PTX_OP_AND:
         in->fast = i32 ? PICK(f_and32) : pred && in->nops == 3 ? PICK(f_pand) : NULL;
         break;

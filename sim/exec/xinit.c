@@ -140,6 +140,11 @@ wl_status xinit_clear_runs(exec_prog *p, int fi, diag_t *d)
         free(need);
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     }
+    /* registers are named by their first unit (xalloc_layout): a wide one's second unit goes
+     * with it */
+    for (uint32_t r = 0; r + 1 < nr; r++)
+        if (need[r] && xf->ukind && xf->ukind[r] == XU_WIDE)
+            need[++r] = 1;
     uint32_t n = 0;
     for (uint32_t r = 0; r < nr; r++)
         n += need[r] && (r == 0 || !need[r - 1]);

@@ -35,7 +35,7 @@ static int ptx_space_of(int s)
 /* The current frame's register slots of a warp. */
 static uint64_t *frame_regs(xwarp *W)
 {
-    return W->regs + (size_t)W->frames[W->fp - 1].reg_off * 32;
+    return XR(W->regs, W->frames[W->fp - 1].reg_off);
 }
 
 /* The address of an XO_ADDR operand for lane l (space-relative, frame bases added). */
@@ -43,7 +43,7 @@ static uint64_t lane_addr(const xwarp *W, const uint64_t *regs, const xop *o, in
 {
     uint64_t a = (uint64_t)o->off;
     if (o->slot >= 0)
-        a += XR(regs, o->slot)[l];
+        a += xslot_get(regs, o->slot, o->nw, l);
     if (o->base != XB_NONE)
         a += W->frames[W->fp - 1].local_base;
     return a;
@@ -155,17 +155,17 @@ static inline void lane_move(uint64_t *regs, const xop *v, int l, uint8_t *h, ui
     for (uint32_t e = 0; e < nv; e++) {
         int32_t slot = v->kind == XO_VEC ? v->vec[e] : v->slot;
         int bits = v->kind == XO_VEC ? v->vbits[e] : v->bits;
+        int nw = v->kind == XO_VEC ? v->vnw[e] : v->nw;
         if (slot < 0)
             continue;
-        uint64_t *R = XR(regs, slot);
         if (store) {
-            uint64_t x = R[l];
+            uint64_t x = xslot_get(regs, slot, nw, l);
             memcpy(h + e * esz, &x, esz);
         } else {
             uint64_t x = load_le(h + e * esz, esz);
             if (sgn)
                 x = sem_sext(x, (int)esz * 8);
-            R[l] = bits >= 64 ? x : x & ((UINT64_C(1) << bits) - 1);
+            xslot_put(regs, slot, nw, l, bits >= 64 ? x : x & ((UINT64_C(1) << bits) - 1));
         }
     }
 }
@@ -196,6 +196,21 @@ static int warp_form(const uint64_t *R, uint32_t esz, int store)
     if ((dc[0] | dc[1]) == 0)
         return XW_CONSEC;
     return (du[0] | du[1]) == 0 && !store ? XW_UNIFORM : XW_NONE;
+}
+
+/* warp_form for a narrow address register (32 lanes of 32 bits, zero-extended as addresses):
+ * consecutive in exact arithmetic, which the 32-bit differences show when the last lane's
+ * address cannot wrap. */
+static int warp_form32(const uint32_t *R, uint32_t esz, int store)
+{
+    uint32_t dc = 0, du = 0;
+    for (uint32_t l = 0; l < 32; l++) {
+        dc |= (R[l] - R[0]) ^ (l * esz);
+        du |= R[l] ^ R[0];
+    }
+    if (dc == 0 && R[0] <= UINT32_MAX - 31u * esz)
+        return XW_CONSEC;
+    return du == 0 && !store ? XW_UNIFORM : XW_NONE;
 }
 
 /* Moves the lanes of m (all 32 or some) in one of the whole-warp forms; h is lane 0's address. */
@@ -233,6 +248,35 @@ static void warp_move(uint64_t *D, uint8_t *h, uint32_t esz, int form, int store
     }
 }
 
+/* warp_move for a narrow register (esz 4): a consecutive access is one 128-byte copy. */
+static void warp_move32(uint32_t *D, uint8_t *h, int form, int store, uint32_t m)
+{
+    if (m != XFULL) {
+        uint32_t x = 0;
+        if (form == XW_UNIFORM)
+            memcpy(&x, h, 4);
+        for (; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            uint8_t *hl = h + (form == XW_CONSEC ? (size_t)l * 4 : 0);
+            if (store)
+                memcpy(hl, &D[l], 4);
+            else if (form == XW_UNIFORM)
+                D[l] = x;
+            else
+                memcpy(&D[l], hl, 4);
+        }
+    } else if (form == XW_UNIFORM) {
+        uint32_t x;
+        memcpy(&x, h, 4);
+        for (int l = 0; l < 32; l++)
+            D[l] = x;
+    } else if (store) {
+        memcpy(h, D, 32 * 4);
+    } else {
+        memcpy(D, h, 32 * 4);
+    }
+}
+
 /* Fast path: when every active lane's access lies in one allocation / window and is aligned,
  * translate once for the warp. Returns 0 when the per-lane path must decide (and report). */
 static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint64_t *regs,
@@ -244,19 +288,21 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
     uint64_t ad[32], lo = UINT64_MAX, hi = 0, orr = 0;
     uint32_t size = esz * nv;
     uint64_t base = (uint64_t)a->off + (a->base != XB_NONE ? W->frames[W->fp - 1].local_base : 0);
-    const uint64_t *R = a->slot >= 0 ? XR(regs, a->slot) : NULL;
+    /* the address register: wide (R) or narrow (N), or none */
+    const uint64_t *R = a->slot >= 0 && !a->nw ? XR(regs, a->slot) : NULL;
+    const uint32_t *N = a->slot >= 0 && a->nw ? XNC(regs, a->slot) : NULL;
     int form = XW_NONE;
     /* with some lanes idle, the form is still tested on all 32 (their registers hold values
      * too): a stricter test (the whole span must be mapped) than the lanes need */
     if (nv == 1 && v->kind == XO_SLOT && v->slot >= 0 && !sgn &&
         ((esz == 4 && v->bits >= 32) || (esz == 8 && v->bits >= 64)))
-        form = warp_form(R, esz, store);
+        form = N ? warp_form32(N, esz, store) : warp_form(R, esz, store);
     if (form != XW_NONE) {
-        lo = orr = base + (R ? R[0] : 0);
+        lo = orr = base + (R ? R[0] : N ? N[0] : 0);
         hi = lo + (form == XW_CONSEC ? 31u * esz : 0);
     } else {
         for (int l = 0; l < 32; l++) {
-            ad[l] = base + (R ? R[l] : 0);
+            ad[l] = base + (R ? R[l] : N ? N[l] : 0);
             if ((m >> l) & 1) {
                 lo = ad[l] < lo ? ad[l] : lo;
                 hi = ad[l] > hi ? ad[l] : hi;
@@ -311,7 +357,10 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
         out->mem_size = size;
     }
     if (form != XW_NONE && stride == 0) { /* local memory is per lane: not one host block */
-        warp_move(XR(regs, v->slot), h0, esz, form, store, m);
+        if (v->nw)
+            warp_move32(XN(regs, v->slot), h0, form, store, m);
+        else
+            warp_move(XR(regs, v->slot), h0, esz, form, store, m);
         if (out && form == XW_CONSEC) {
             out->addr_linear = 1;
             out->addr_base = lo;
@@ -328,20 +377,19 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
     }
     if (form != XW_NONE)
         for (int l = 0; l < 32; l++)
-            ad[l] = base + (R ? R[l] : 0);
+            ad[l] = base + (R ? R[l] : N ? N[l] : 0);
     if (nv == 1 && esz == 4 && v->kind == XO_SLOT && v->slot >= 0 && v->bits >= 32 && !sgn) {
-        uint64_t *D = XR(regs, v->slot);
         for (int l = 0; l < 32; l++) {
             if (!((m >> l) & 1))
                 continue;
             uint8_t *h = h0 + (ad[l] - shift - lo) + stride * (size_t)l;
             if (store) {
-                uint32_t x = (uint32_t)D[l];
+                uint32_t x = (uint32_t)xslot_get(regs, v->slot, v->nw, l);
                 memcpy(h, &x, 4);
             } else {
                 uint32_t x;
                 memcpy(&x, h, 4);
-                D[l] = x;
+                xslot_put(regs, v->slot, v->nw, l, x);
             }
             if (out)
                 out->addr[l] = ad[l] - shift;
@@ -444,8 +492,9 @@ static wl_status do_atom(exec_block *b, int warp, const xinsn *in, uint32_t m,
     if (!a || ai + 1 >= in->nops || (in->aop == PTX_AOP_CAS && ai + 2 >= in->nops))
         return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "atomic operand missing");
     const xop *dst = red ? NULL : &in->o[0];
-    const uint64_t *B = XSRC(&in->o[ai + 1], regs);
-    const uint64_t *C = in->aop == PTX_AOP_CAS ? XSRC(&in->o[ai + 2], regs) : NULL;
+    uint64_t tb[32], tc[32];
+    const uint64_t *B = XSRC(&in->o[ai + 1], regs, tb);
+    const uint64_t *C = in->aop == PTX_AOP_CAS ? XSRC(&in->o[ai + 2], regs, tc) : NULL;
     int w = in->w0;
     uint32_t size = (uint32_t)w / 8;
     if ((w != 32 && w != 64) || in->aop == PTX_AOP_NONE || in->vec > 1 ||
@@ -469,8 +518,8 @@ static wl_status do_atom(exec_block *b, int warp, const xinsn *in, uint32_t m,
         uint64_t nv = atom_apply(in, old, B[l], C ? C[l] : 0, w);
         memcpy(h, &nv, size);
         if (dst && dst->slot >= 0)
-            XR(regs, dst->slot)[l] = old & (dst->bits >= 64 ? ~UINT64_C(0) :
-                                            (UINT64_C(1) << dst->bits) - 1);
+            xslot_put(regs, dst->slot, dst->nw, l,
+                      old & (dst->bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dst->bits) - 1));
     }
     return WL_OK;
 }
@@ -510,10 +559,9 @@ static wl_status do_mbar(exec_block *b, int warp, const xinsn *in, uint32_t m,
     xwarp *W = &b->w[warp];
     uint64_t *regs = frame_regs(W);
     if (in->op == PTX_OP_MBAR_PENDING_COUNT) {
-        const uint64_t *S = XSRC(&in->o[1], regs);
         for (int l = 0; l < 32; l++)
             if ((m >> l) & 1)
-                XR(regs, in->o[0].slot)[l] = MB_CNT(S[l]);
+                xslot_put(regs, in->o[0].slot, in->o[0].nw, l, MB_CNT(xget(&in->o[1], regs, l)));
         return WL_OK;
     }
     int ai;
@@ -533,17 +581,17 @@ static wl_status do_mbar(exec_block *b, int warp, const xinsn *in, uint32_t m,
         note(out, l, addr, space, 8);
         switch (in->op) {
         case PTX_OP_MBAR_INIT: {
-            uint64_t c = XSRC(&in->o[ai + 1], regs)[l];
+            uint64_t c = xget(&in->o[ai + 1], regs, l);
             uint64_t v = mb_make(c, c, 0);
             memcpy(h, &v, 8);
             break;
         }
         case PTX_OP_MBAR_INVAL: memset(h, 0, 8); break;
         case PTX_OP_MBAR_ARRIVE: case PTX_OP_MBAR_ARRIVE_DROP: {
-            uint32_t c = in->nops > ai + 1 ? (uint32_t)XSRC(&in->o[ai + 1], regs)[l] : 1;
+            uint32_t c = in->nops > ai + 1 ? (uint32_t)xget(&in->o[ai + 1], regs, l) : 1;
             uint64_t tok = mb_arrive(h, c, in->op == PTX_OP_MBAR_ARRIVE_DROP);
             if (ai > 0 && in->o[0].kind == XO_SLOT && in->o[0].slot >= 0)
-                XR(regs, in->o[0].slot)[l] = tok;
+                xslot_put(regs, in->o[0].slot, in->o[0].nw, l, tok);
             break;
         }
         case PTX_OP_CP_ASYNC_MBAR_ARRIVE:
@@ -554,10 +602,10 @@ static wl_status do_mbar(exec_block *b, int warp, const xinsn *in, uint32_t m,
             break;
         case PTX_OP_MBAR_TEST_WAIT: case PTX_OP_MBAR_TRY_WAIT: {
             uint64_t v = load_le(h, 8);
-            uint64_t arg = XSRC(&in->o[ai + 1], regs)[l];
+            uint64_t arg = xget(&in->o[ai + 1], regs, l);
             uint64_t want = in->mode == PTX_MBAR_PARITY ? (arg & 1) : MB_PHASE(arg);
             int done = MB_PHASE(v) != want;
-            XR(regs, in->o[0].slot)[l] = (uint64_t)done;
+            xslot_put(regs, in->o[0].slot, in->o[0].nw, l, (uint64_t)done);
             failed |= !done;
             break;
         }
@@ -586,8 +634,8 @@ static wl_status do_cp_async(exec_block *b, int warp, const xinsn *in, uint32_t 
     for (int l = 0; l < 32; l++) {
         if (!((m >> l) & 1))
             continue;
-        uint32_t n = (uint32_t)XSRC(&in->o[2], regs)[l];
-        uint32_t srcn = in->nops > 3 ? (uint32_t)XSRC(&in->o[3], regs)[l] : n;
+        uint32_t n = (uint32_t)xget(&in->o[2], regs, l);
+        uint32_t srcn = in->nops > 3 ? (uint32_t)xget(&in->o[3], regs, l) : n;
         if (n != 4 && n != 8 && n != 16)
             return exec_fail(b, warp, l, in, WL_EFAULT, d, "cp.async size %u is not 4, 8 or 16",
                              n);

@@ -23,7 +23,7 @@ wl_status xop_unsup(const xinsn *in, diag_t *d)
 /* Predicate operand value (with `!`). */
 static inline int P(const uint64_t *regs, const xop *o, int l)
 {
-    int v = XSRC(o, regs)[l] != 0;
+    int v = xget(o, regs, l) != 0;
     return o->neg ? !v : v;
 }
 
@@ -56,7 +56,9 @@ static wl_status exec_setp(const xinsn *in, uint64_t *regs, uint32_t m, diag_t *
     const xop *dst = &in->o[0];
     int32_t p = dst->kind == XO_VEC ? dst->vec[0] : dst->slot;
     int32_t q = dst->kind == XO_VEC && dst->n > 1 ? dst->vec[1] : -1;
-    const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
+    int pnw = dst->kind == XO_VEC ? dst->vnw[0] : dst->nw, qnw = dst->vnw[1];
+    uint64_t xa[32], xb[32];
+    const uint64_t *A = XSRC(&in->o[1], regs, xa), *B = XSRC(&in->o[2], regs, xb);
     int has_c = in->nops > 3;
     int k = in->k0, w = in->w0;
     if (in->op == PTX_OP_SET) {
@@ -93,9 +95,9 @@ static wl_status exec_setp(const xinsn *in, uint64_t *regs, uint32_t m, diag_t *
             });
         }
         if (p >= 0)
-            commit(XR(regs, p), tp, m);
+            xcommit(regs, p, pnw, tp, m);
         if (q >= 0)
-            commit(XR(regs, q), tq, m);
+            xcommit(regs, q, qnw, tq, m);
         return WL_OK;
     }
     /* set.CMP.dtype.stype: all ones / 1.0f, or 0 */
@@ -107,14 +109,15 @@ static wl_status exec_setp(const xinsn *in, uint64_t *regs, uint32_t m, diag_t *
             t = boolop(in->boolop, t, P(regs, &in->o[3], l));
         Dp[l] = zx(t ? one : 0, bits);
     });
-    commit(XR(regs, p), tp, m);
+    xcommit(regs, p, pnw, tp, m);
     return WL_OK;
 }
 
 static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d)
 {
     const xop *dst = &in->o[0];
-    const uint64_t *A = XSRC(&in->o[1], regs);
+    uint64_t xa[32], xb[32];
+    const uint64_t *A = XSRC(&in->o[1], regs, xa);
     int dk = in->k0, sk = in->k1, dw = in->w0, sw = in->w1, bits = dst->bits;
     int ftz = (in->flags & PTX_F_FTZ) != 0, sat = (in->flags & PTX_F_SAT) != 0;
     semf_rnd r = frnd(in);
@@ -123,7 +126,7 @@ static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t 
         /* cvt.rn.f16x2.f32 d, a, b: a goes to the upper half, b to the lower. */
         if (in->nops < 3)
             return xop_unsup(in, d);
-        const uint64_t *B = XSRC(&in->o[2], regs);
+        const uint64_t *B = XSRC(&in->o[2], regs, xb);
         int hk = dk == XK_H2 ? XK_H : XK_BF;
         LOOP({
             uint64_t hi = fput(fget(A[l], sk, sw, ftz), hk, 16, r, 0, sat);
@@ -196,19 +199,19 @@ static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t 
 static wl_status exec_mov(const xinsn *in, uint64_t *regs, uint32_t m)
 {
     const xop *dst = &in->o[0], *src = &in->o[1];
+    uint64_t xa[32], Dv[32];
     if (dst->kind == XO_VEC) { /* unpack: mov.b64 {lo, hi}, %rd */
         int part = in->w0 / (dst->n ? dst->n : 1);
-        const uint64_t *A = XSRC(src, regs);
+        const uint64_t *A = XSRC(src, regs, xa);
         for (int v = 0; v < dst->n; v++) {
             if (dst->vec[v] < 0)
                 continue;
-            uint64_t *Dv = XR(regs, dst->vec[v]);
             int bits = dst->vbits[v];
-            MLOOP(Dv[l] = zx(zx(A[l] >> (part * v), part), bits));
+            LOOP(Dv[l] = zx(zx(A[l] >> (part * v), part), bits));
+            xcommit(regs, dst->vec[v], dst->vnw[v], Dv, m);
         }
         return WL_OK;
     }
-    uint64_t *Dv = XR(regs, dst->slot);
     int bits = dst->bits;
     if (src->kind == XO_VEC) { /* pack: mov.b64 %rd, {lo, hi} */
         int part = in->w0 / (src->n ? src->n : 1);
@@ -216,16 +219,15 @@ static wl_status exec_mov(const xinsn *in, uint64_t *regs, uint32_t m)
             uint64_t v = 0;
             for (int e = 0; e < src->n; e++)
                 if (src->vec[e] >= 0)
-                    v |= zx(XR(regs, src->vec[e])[l], part) << (part * e);
+                    v |= zx(xslot_get(regs, src->vec[e], src->vnw[e], l), part) << (part * e);
             Dv[l] = zx(v, bits);
         });
+        xcommit(regs, dst->slot, dst->nw, Dv, m);
         return WL_OK;
     }
-    const uint64_t *A = XSRC(src, regs);
-    if (bits >= 64)
-        MLOOP(Dv[l] = A[l]);
-    else
-        MLOOP(Dv[l] = zx(A[l], bits));
+    const uint64_t *A = XSRC(src, regs, xa);
+    LOOP(Dv[l] = zx(A[l], bits));
+    xcommit(regs, dst->slot, dst->nw, Dv, m);
     return WL_OK;
 }
 
@@ -238,14 +240,16 @@ static wl_status xop_one(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *
     switch (in->op) {
     case PTX_OP_CVT: return exec_cvt(in, regs, Dv, d);
     case PTX_OP_SELP: {
-        const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
+        uint64_t xa[32], xb[32];
+        const uint64_t *A = XSRC(&in->o[1], regs, xa), *B = XSRC(&in->o[2], regs, xb);
         int bits = in->o[0].bits;
         LOOP(Dv[l] = zx(P(regs, &in->o[3], l) ? A[l] : B[l], bits));
         return WL_OK;
     }
     case PTX_OP_SLCT: {
-        const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
-        const uint64_t *C = XSRC(&in->o[3], regs);
+        uint64_t xa[32], xb[32], xc[32];
+        const uint64_t *A = XSRC(&in->o[1], regs, xa), *B = XSRC(&in->o[2], regs, xb);
+        const uint64_t *C = XSRC(&in->o[3], regs, xc);
         int bits = in->o[0].bits, fl = in->k1 == XK_F;
         int ftz = (in->flags & PTX_F_FTZ) != 0;
         LOOP({
@@ -255,7 +259,8 @@ static wl_status xop_one(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *
         return WL_OK;
     }
     case PTX_OP_CVTA: case PTX_OP_ISSPACEP: {
-        const uint64_t *A = XSRC(&in->o[1], regs);
+        uint64_t xa[32];
+        const uint64_t *A = XSRC(&in->o[1], regs, xa);
         int bits = in->o[0].bits, to = (in->flags & PTX_F_TO) != 0;
         uint64_t win = in->space == XS_SHARED ? EXEC_SHARED_WINDOW :
                        in->space == XS_LOCAL ? EXEC_LOCAL_WINDOW : 0;
@@ -293,7 +298,7 @@ wl_status xop_exec(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t *carry,
     uint64_t tmp[32];
     wl_status st = xop_one(in, regs, m, carry, tmp, d);
     if (st == WL_OK)
-        commit(XR(regs, in->o[0].slot), tmp, m);
+        xcommit(regs, in->o[0].slot, in->o[0].nw, tmp, m);
     return st;
 }
 
@@ -302,10 +307,11 @@ static wl_status exec_int(const xinsn *in, uint64_t *regs, uint32_t m, uint32_t 
 {
     int op = in->op, w = in->w0, s = in->k0 == XK_S;
     int bits = in->o[0].bits;
-    const uint64_t *A = in->nops > 1 ? XSRC(&in->o[1], regs) : NULL;
-    const uint64_t *B = in->nops > 2 ? XSRC(&in->o[2], regs) : NULL;
-    const uint64_t *C = in->nops > 3 ? XSRC(&in->o[3], regs) : NULL;
-    const uint64_t *E = in->nops > 4 ? XSRC(&in->o[4], regs) : NULL;
+    uint64_t xa[32], xb[32], xc[32], xe[32];
+    const uint64_t *A = in->nops > 1 ? XSRC(&in->o[1], regs, xa) : NULL;
+    const uint64_t *B = in->nops > 2 ? XSRC(&in->o[2], regs, xb) : NULL;
+    const uint64_t *C = in->nops > 3 ? XSRC(&in->o[3], regs, xc) : NULL;
+    const uint64_t *E = in->nops > 4 ? XSRC(&in->o[4], regs, xe) : NULL;
     int sat = (in->flags & PTX_F_SAT) != 0;
     int cc = (in->flags & PTX_F_CC) != 0;
     uint64_t dmask = zx(~UINT64_C(0), bits);

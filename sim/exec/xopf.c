@@ -85,6 +85,41 @@ static void fma32_hw(const uint64_t *A, const uint64_t *B, const uint64_t *C, ui
 }
 #endif
 
+/* The same for narrow slots (32 lanes of 32 bits): eight lanes per vfmadd, no packing. D may
+ * be one of the sources. */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) static void fma32_hw_n(const uint32_t *A, const uint32_t *B,
+                                                           const uint32_t *C, uint32_t *D)
+{
+    const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    for (int l = 0; l < 32; l += 8) {
+        __m256 a = _mm256_loadu_ps((const float *)(const void *)(A + l));
+        __m256 b = _mm256_loadu_ps((const float *)(const void *)(B + l));
+        __m256 c = _mm256_loadu_ps((const float *)(const void *)(C + l));
+        __m256 r = _mm256_fmadd_ps(a, b, c);
+        r = _mm256_blendv_ps(r, qnan, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+        _mm256_storeu_ps((float *)(void *)(D + l), r);
+    }
+}
+#else
+static void fma32_hw_n(const uint32_t *A, const uint32_t *B, const uint32_t *C, uint32_t *D)
+{
+    LOOP(D[l] = (uint32_t)FB(fmaf(F(A[l]), F(B[l]), F(C[l]))));
+}
+#endif
+
+void xopf_fma32_rn_n(const uint32_t *A, const uint32_t *B, const uint32_t *C, uint32_t *D)
+{
+    if (HAVE_FMA_HW()) {
+        fma32_hw_n(A, B, C, D);
+        return;
+    }
+    uint64_t a[32], b[32], c[32], t[32];
+    LOOP(a[l] = A[l]; b[l] = B[l]; c[l] = C[l]);
+    xopf_fma32_rn(a, b, c, t);
+    LOOP(D[l] = (uint32_t)t[l]);
+}
+
 void xopf_fma32_rn(const uint64_t *A, const uint64_t *B, const uint64_t *C, uint64_t *Dv)
 {
     if (HAVE_FMA_HW()) {
@@ -112,9 +147,10 @@ wl_status xopf_exec(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t *d)
     int ftz = (in->flags & PTX_F_FTZ) != 0, sat = (in->flags & PTX_F_SAT) != 0;
     semf_rnd r = frnd(in);
     int bits = in->o[0].bits;
-    const uint64_t *A = in->nops > 1 ? XSRC(&in->o[1], regs) : NULL;
-    const uint64_t *B = in->nops > 2 ? XSRC(&in->o[2], regs) : NULL;
-    const uint64_t *C = in->nops > 3 ? XSRC(&in->o[3], regs) : NULL;
+    uint64_t xa[32], xb[32], xc[32];
+    const uint64_t *A = in->nops > 1 ? XSRC(&in->o[1], regs, xa) : NULL;
+    const uint64_t *B = in->nops > 2 ? XSRC(&in->o[2], regs, xb) : NULL;
+    const uint64_t *C = in->nops > 3 ? XSRC(&in->o[3], regs, xc) : NULL;
     if (op == PTX_OP_TESTP) {
         int kk = in->k0 == XK_F ? XK_F : in->k1;
         LOOP(Dv[l] = (uint64_t)semf_testp(in->mode - 1, fget(A[l], kk, w, 0), w == 64));

@@ -12,8 +12,8 @@
 /* shfl.sync with the same b (lane offset) and c (clamp and segment mask) in every lane: the
  * rule of the general loop below (PTX ISA, shfl.sync) for each lane l, with the source lane j
  * and the in-range flag computed without per-lane loads or branches. */
-static void shfl_uniform(int mode, uint32_t bv, uint32_t c, const uint64_t *A, uint64_t *res,
-                         uint64_t *pres)
+static void shfl_uniform(int mode, uint32_t bv, uint32_t c, const uint64_t *A,
+                         const uint32_t *A32, uint64_t *res, uint64_t *pres)
 {
     int32_t seg = (int32_t)((c >> 8) & 31), cl = (int32_t)(c & 31), b = (int32_t)bv;
     int32_t j[32], ok[32];
@@ -35,10 +35,14 @@ static void shfl_uniform(int mode, uint32_t bv, uint32_t c, const uint64_t *A, u
             j[l] = (l & seg) | (b & ~seg), ok[l] = j[l] <= ((l & seg) | (cl & ~seg));
         break;
     }
-    for (int32_t l = 0; l < 32; l++) {
-        res[l] = A[(ok[l] ? j[l] : l) & 31];
+    if (A32) /* a narrow source */
+        for (int32_t l = 0; l < 32; l++)
+            res[l] = A32[(ok[l] ? j[l] : l) & 31];
+    else
+        for (int32_t l = 0; l < 32; l++)
+            res[l] = A[(ok[l] ? j[l] : l) & 31];
+    for (int32_t l = 0; l < 32; l++)
         pres[l] = (uint64_t)ok[l];
-    }
 }
 
 wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
@@ -48,17 +52,21 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
     int32_t ds = dst->kind == XO_VEC ? dst->vec[0] : dst->slot;
     int32_t ps = dst->kind == XO_VEC && dst->n > 1 ? dst->vec[1] : -1;
     int dbits = dst->kind == XO_VEC ? dst->vbits[0] : dst->bits;
-    uint64_t res[32], pres[32];
+    int dnw = dst->kind == XO_VEC ? dst->vnw[0] : dst->nw, pnw = dst->vnw[1];
+    uint64_t res[32], pres[32], ta[32], tb[32], tc[32];
     uint64_t dmask = dbits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dbits) - 1;
     switch (in->op) {
     case PTX_OP_SHFL: {
-        const uint64_t *A = XSRC(&in->o[1], regs), *B = XSRC(&in->o[2], regs);
-        const uint64_t *C = XSRC(&in->o[3], regs);
         if (in->o[2].cptr && in->o[3].cptr) { /* lane offset and clamp immediates (the usual
                                                 * form): one source lane per lane, no branches */
-            shfl_uniform(in->mode, (uint32_t)B[0] & 31, (uint32_t)C[0], A, res, pres);
+            const xop *a = &in->o[1];
+            shfl_uniform(in->mode, (uint32_t)in->o[2].cptr[0] & 31, (uint32_t)in->o[3].cptr[0],
+                         a->nw && !a->cptr ? NULL : XSRC(a, regs, ta),
+                         a->nw && !a->cptr ? XNC(regs, a->slot) : NULL, res, pres);
             break;
         }
+        const uint64_t *A = XSRC(&in->o[1], regs, ta), *B = XSRC(&in->o[2], regs, tb);
+        const uint64_t *C = XSRC(&in->o[3], regs, tc);
         for (int l = 0; l < 32; l++) {
             if (!((m >> l) & 1))
                 continue;
@@ -85,7 +93,7 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
         const xop *po = &in->o[1];
         for (int l = 0; l < 32; l++)
             if ((m >> l) & 1) {
-                int v = XSRC(po, regs)[l] != 0;
+                int v = xget(po, regs, l) != 0;
                 bal |= (uint32_t)(po->neg ? !v : v) << l;
             }
         uint64_t v = in->mode == PTX_VOTE_ALL ? bal == m : in->mode == PTX_VOTE_ANY ? bal != 0 :
@@ -95,7 +103,7 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
         break;
     }
     case PTX_OP_MATCH: {
-        const uint64_t *A = XSRC(&in->o[1], regs);
+        const uint64_t *A = XSRC(&in->o[1], regs, ta);
         int w = in->w0;
         uint64_t wm = w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
         int all = 1;
@@ -118,7 +126,7 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
         break;
     }
     case PTX_OP_REDUX: {
-        const uint64_t *A = XSRC(&in->o[1], regs);
+        const uint64_t *A = XSRC(&in->o[1], regs, ta);
         int s = in->k0 == XK_S;
         uint64_t acc = in->aop == PTX_AOP_AND ? 0xffffffffu :
                        in->aop == PTX_AOP_MIN ? (s ? 0x7fffffffu : 0xffffffffu) :
@@ -160,22 +168,13 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
     if (in->op == PTX_OP_ELECT && dst->kind == XO_VEC) {
         /* elect.sync d|p: both optional */
     }
-    if (m == XFULL) { /* every lane writes: plain copies */
-        uint64_t *D = ds >= 0 ? XR(regs, ds) : NULL, *P = ps >= 0 ? XR(regs, ps) : NULL;
-        for (int l = 0; D && l < 32; l++)
-            D[l] = res[l] & dmask;
-        if (P)
-            memcpy(P, pres, sizeof pres);
-        return WL_OK;
+    if (ds >= 0) {
+        for (int l = 0; l < 32; l++)
+            res[l] &= dmask;
+        xcommit(regs, ds, dnw, res, m);
     }
-    for (int l = 0; l < 32; l++) {
-        if (!((m >> l) & 1))
-            continue;
-        if (ds >= 0)
-            XR(regs, ds)[l] = res[l] & dmask;
-        if (ps >= 0)
-            XR(regs, ps)[l] = pres[l];
-    }
+    if (ps >= 0)
+        xcommit(regs, ps, pnw, pres, m);
     return WL_OK;
 }
 
@@ -265,7 +264,7 @@ void xwide_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_
         if (in->pre_dst) { /* as the move's handler would: masked to r's width, m's lanes */
             for (int l = 0; l < 32; l++)
                 tmp[l] = zx(tmp[l], in->o[0].bits);
-            commit(XR(regs, in->pre[k].slot), tmp, m);
+            xcommit(regs, in->pre[k].slot, in->pre[k].nw, tmp, m);
         }
     }
 }
