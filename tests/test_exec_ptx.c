@@ -107,6 +107,42 @@ static const char call_ptx[] = HDR
     "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r5;\n"
     "ret;\n}\n";
 
+/* The same call, guarded instead of branched around (@%p call): the guard is a register like
+ * any other operand, renumbered when registers share slots (xalloc.c). Many registers before
+ * it, so that its slot differs from its register number. */
+static const char gcall_ptx[] = HDR
+    ".func (.param .b32 rv) f(.param .b32 a)\n{\n.reg .b32 %r<3>;\n"
+    "ld.param.b32 %r1, [a];\nadd.s32 %r2, %r1, 7;\nst.param.b32 [rv], %r2;\nret;\n}\n"
+    ".visible .entry k(.param .u64 out)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<12>;\n"
+    ".reg .b64 %rd<5>;\n"
+    "mov.u32 %r1, %tid.x;\nmov.u32 %r5, 0;\n"
+    "add.u32 %r6, %r1, 1;\nadd.u32 %r7, %r6, 1;\nadd.u32 %r8, %r7, 1;\nadd.u32 %r9, %r8, 1;\n"
+    "and.b32 %r2, %r9, 1;\nsetp.eq.u32 %p1, %r2, 1;\n"
+    "{\n.param .b32 pa;\n.param .b32 pr;\nst.param.b32 [pa], %r1;\n"
+    "@%p1 call (pr), f, (pa);\nld.param.b32 %r5, [pr];\n}\n"
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r5;\n"
+    "ret;\n}\n";
+
+static void test_guarded_call(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, gcall_ptx, "k");
+    int out[64];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 64, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (int i = 0; i < 64; i++) {
+        /* lanes whose guard is false skip the call and read the return slot never written */
+        int want = ((i + 4) & 1) ? i + 7 : 0;
+        if (out[i] != want)
+            fail_msg("out[%d] = %d, want %d", i, out[i], want);
+    }
+    kt_close(&t);
+}
+
 static void test_divergent_call_return(void **state)
 {
     (void)state;
@@ -975,6 +1011,7 @@ int main(void)
         cmocka_unit_test(test_named_barrier_deadlock),
         cmocka_unit_test(test_barrier_count_mismatch),
         cmocka_unit_test(test_divergent_call_return),
+        cmocka_unit_test(test_guarded_call),
         cmocka_unit_test(test_step_api),
         cmocka_unit_test(test_pass_folded),
         cmocka_unit_test(test_lean_steps),
