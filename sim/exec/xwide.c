@@ -45,6 +45,40 @@ static void shfl_uniform(int mode, uint32_t bv, uint32_t c, const uint64_t *A,
         pres[l] = (uint64_t)ok[l];
 }
 
+/* shfl.sync down/up by an immediate lane offset b over the whole warp (no segments: the
+ * clamp's segment mask is 0, its lane cl the last or first lane), every lane executing, from
+ * a narrow register into a narrow one (and a narrow predicate): the rule of shfl_uniform as
+ * runs of lanes. down: lanes l <= cl - b read lane l + b (in range), the others themselves;
+ * up: lanes l >= cl + b read lane l - b. Returns 0 when the form is not one of these. */
+static int shfl_runs(const xinsn *in, uint64_t *regs, uint32_t b, uint32_t c, int32_t ds,
+                     int32_t ps)
+{
+    const xop *a = &in->o[1], *dst = &in->o[0];
+    int pnw = dst->kind == XO_VEC ? dst->vnw[1] : 1;
+    int dbits = dst->kind == XO_VEC ? dst->vbits[0] : dst->bits;
+    if ((c >> 8 & 31) != 0 || !a->nw || a->cptr || ds < 0 || dbits < 32 ||
+        !(dst->kind == XO_VEC ? dst->vnw[0] : dst->nw) || (ps >= 0 && !pnw))
+        return 0;
+    uint32_t cl = c & 31, lo, hi, from; /* lanes [lo, hi] read lane l + from - lo */
+    if (in->mode == PTX_SHFL_DOWN && b <= cl) {
+        lo = 0, hi = cl - b, from = b;
+    } else if (in->mode == PTX_SHFL_UP && cl + b <= 31) {
+        lo = cl + b, hi = 31, from = cl;
+    } else {
+        return 0;
+    }
+    uint32_t A[32], *D = XN(regs, ds);
+    memcpy(A, XNC(regs, a->slot), sizeof A); /* D may be A (registers not sharing slots) */
+    memcpy(D, A, sizeof A);
+    memcpy(D + lo, A + from, (hi - lo + 1) * sizeof *A);
+    if (ps >= 0) {
+        uint32_t *P = XN(regs, ps);
+        for (uint32_t l = 0; l < 32; l++)
+            P[l] = l >= lo && l <= hi;
+    }
+    return 1;
+}
+
 wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
                                uint32_t active, uint32_t m, diag_t *d)
 {
@@ -60,6 +94,9 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
         if (in->o[2].cptr && in->o[3].cptr) { /* lane offset and clamp immediates (the usual
                                                 * form): one source lane per lane, no branches */
             const xop *a = &in->o[1];
+            if (m == XFULL && shfl_runs(in, regs, (uint32_t)in->o[2].cptr[0] & 31,
+                                        (uint32_t)in->o[3].cptr[0], ds, ps))
+                return WL_OK;
             shfl_uniform(in->mode, (uint32_t)in->o[2].cptr[0] & 31, (uint32_t)in->o[3].cptr[0],
                          a->nw && !a->cptr ? NULL : XSRC(a, regs, ta),
                          a->nw && !a->cptr ? XNC(regs, a->slot) : NULL, res, pres);
