@@ -3,8 +3,8 @@
  *
  * What the hardware does: ptxas maps the PTX's virtual registers (nvcc writes a fresh one for
  * almost every value: 20-200 per kernel) onto a few dozen physical registers. Why we do the
- * same: a slot is 32 lanes x 64 bits (256 bytes), and one slot per virtual register takes 5-50 KB
- * per warp for the project's kernels; with thousands of warps resident on 132 SMs that is far
+ * same: a slot is 32 lanes x 32 or 64 bits (128 or 256 bytes, xalloc_layout below), and one slot
+ * per virtual register takes 5-50 KB per warp for the project's kernels; with thousands of warps resident on 132 SMs that is far
  * more than the host's caches hold, and the timing model waits on host memory (docs/
  * performance.md). Sharing slots by liveness (red_shuffle: 77 registers in 8 slots) gives the
  * same results with a fraction of the footprint. Before that, registers that only ever hold
@@ -30,7 +30,13 @@
  * - a function with .v2/.v4 registers, or too large for the bit sets, keeps one slot per
  *   register.
  * Scoreboard keys and exec_step_info's register lists stay IR register indices (exec_list_regs
- * runs before this). */
+ * runs before this).
+ *
+ * Layout (xalloc_layout): a register whose values need at most 32 bits (predicates hold 0 or 1)
+ * gets a narrow slot, 32 lanes of 32 bits; the others a wide one, 32 lanes of 64 bits. Narrow
+ * and wide registers are coloured separately, so a slot is one or the other; slots are then
+ * numbered by their first 128-byte unit. Narrow slots halve the bytes a 32-bit operand moves
+ * and let the narrow handlers (xfast.c) work on eight lanes per AVX2 instruction. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -554,9 +554,14 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
     if (st == WL_OK)
         st = share_immediates(xf, d);
     if (st == WL_OK) /* again, now that the slots' widths are known (xfast.c: narrow forms) */
-        for (uint32_t i = 0; i < xf->n; i++)
-            if (xf->ins[i].fast && xf->ins[i].fast != xop_nop)
-                xop_pick_fast(&xf->ins[i]);
+        for (uint32_t i = 0; i < xf->n; i++) {
+            xinsn *x = &xf->ins[i];
+            if (x->pre_dst || x->op >= PTX_OP_COUNT || x->op == PTX_OP_CALL)
+                continue;
+            xop_pick_fast(x);
+            if (x->fast && x->lane == XL_NONE) /* a form with a handler only when narrow */
+                x->lane = XL_FAST;
+        }
     free(it.vals);
     free(it.hash);
     return st;

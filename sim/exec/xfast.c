@@ -136,6 +136,48 @@ FAST2(f_fmul, FB(F(A[l]) * F(B[l])))
 FAST3(f_mad32, (uint32_t)(A[l] * B[l] + C[l]))
 FAST2(f_mulwide_s32, (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]))
 FAST2(f_mulwide_u32, (A[l] & 0xffffffffu) * (B[l] & 0xffffffffu))
+
+/* FASTW(name, nsrc, expr): name_w (and name_w_avx2), a 64-bit result D[l] = expr from narrow
+ * sources A, B (32 lanes of 32 bits, or 32-bit immediates) into a wide register: the widening
+ * forms (mul.wide, integer cvt to 64 bits), whose operands are usually all so. */
+#define FASTW(name, nsrc, expr)                                                                    \
+    XF_INLINE void name##_wbody(const xinsn *in, uint64_t *regs, uint32_t m)                       \
+    {                                                                                              \
+        const uint32_t *A = XSRC32(&in->o[1], regs);                                               \
+        const uint32_t *B = nsrc > 1 ? XSRC32(&in->o[2], regs) : A;                                \
+        (void)B;                                                                                   \
+        uint64_t *D = XR(regs, in->o[0].slot); /* wide: never one of the narrow sources */        \
+        if (m == XFULL) {                                                                          \
+            LOOP(D[l] = (expr));                                                                   \
+            return;                                                                                \
+        }                                                                                          \
+        for (; m; m &= m - 1) {                                                                    \
+            int l = __builtin_ctz(m);                                                              \
+            D[l] = (expr);                                                                         \
+        }                                                                                          \
+    }                                                                                              \
+    static void name##_w(const xinsn *in, uint64_t *regs, uint32_t m)                              \
+    {                                                                                              \
+        name##_wbody(in, regs, m);                                                                 \
+    }                                                                                              \
+    XF_AVX2_WVARIANT(name)
+
+#if XF_AVX2
+#define XF_AVX2_WVARIANT(name)                                                                     \
+    XF_TARGET_AVX2 static void name##_w_avx2(const xinsn *in, uint64_t *regs, uint32_t m)          \
+    {                                                                                              \
+        name##_wbody(in, regs, m);                                                                 \
+    }
+#define PICKN2W(name, wname) (narrow_src ? (avx2 ? wname##_w_avx2 : wname##_w) : PICKW(name))
+#else
+#define XF_AVX2_WVARIANT(name)
+#define PICKN2W(name, wname) (narrow_src ? wname##_w : PICKW(name))
+#endif
+
+FASTW(f_mulwide_s32, 2, (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]))
+FASTW(f_mulwide_u32, 2, (uint64_t)A[l] * B[l])
+FASTW(f_cvt_s64_s32, 1, (uint64_t)(int64_t)(int32_t)A[l])
+FASTW(f_cvt_u64_u32, 1, (uint64_t)A[l])
 /* mov: masked to the destination's width */
 FASTK(f_mov, 1, zx(~UINT64_C(0), in->o[0].bits), A[l] & K)
 
@@ -279,9 +321,24 @@ void xop_pick_fast(xinsn *in)
             return;
     /* every operand narrow, or an immediate whose value fits in 32 bits (its 32-bit copy is
      * then exact): the narrow form (set once the layout is known, xdec.c) */
-    int narrow = in->o[0].nw;
+    int narrow_src = 1;
     for (int k = 1; k < in->nops; k++)
-        narrow &= in->o[k].nw || (in->o[k].cptr32 && (in->o[k].cptr[0] >> 32) == 0);
+        narrow_src &= in->o[k].nw || (in->o[k].cptr32 && (in->o[k].cptr[0] >> 32) == 0);
+    int narrow = in->o[0].nw && narrow_src;
+    /* cvt.{s64.s32, u64.u32} (no rounding, saturation or ftz): a widening move */
+    if (in->op == PTX_OP_CVT && in->nops == 2 && !in->flags && in->round == PTX_RND_NONE &&
+        in->w0 == 64 && in->w1 == 32 && in->o[0].bits == 64 && !in->o[0].nw && narrow_src &&
+        in->o[1].kind == XO_SLOT && !in->o[1].neg && in->guard_neg <= 1 &&
+        ((in->k0 == XK_S && in->k1 == XK_S) ||
+         ((in->k0 == XK_U || in->k0 == XK_B) && (in->k1 == XK_U || in->k1 == XK_B)))) {
+#if XF_AVX2
+        in->fast = in->k0 == XK_S ? (avx2 ? f_cvt_s64_s32_w_avx2 : f_cvt_s64_s32_w)
+                                  : (avx2 ? f_cvt_u64_u32_w_avx2 : f_cvt_u64_u32_w);
+#else
+        in->fast = in->k0 == XK_S ? f_cvt_s64_s32_w : f_cvt_u64_u32_w;
+#endif
+        return;
+    }
     if (cvta_g) {
         in->fast = PICK(f_mov);
         return;
@@ -308,7 +365,8 @@ void xop_pick_fast(xinsn *in)
         else if (f32)
             in->fast = PICK(f_fmul);
         else if (in->mul == PTX_MUL_WIDE && in->w0 == 32 && dst64)
-            in->fast = in->k0 == XK_S ? PICKW(f_mulwide_s32) : PICKW(f_mulwide_u32);
+            in->fast = in->k0 == XK_S ? PICKN2W(f_mulwide_s32, f_mulwide_s32)
+                                      : PICKN2W(f_mulwide_u32, f_mulwide_u32);
         break;
     case PTX_OP_MAD:
         in->fast = i32 && lo ? PICK(f_mad32) : f32 ? (narrow ? f_ffma_n : f_ffma) : NULL;

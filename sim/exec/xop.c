@@ -1,8 +1,10 @@
 /* xop: per-lane execution of integer arithmetic, logic, comparison, selection, move and
  * conversion instructions (floating point is in xopf.c; the direct handlers of the hottest
  * forms are in xfast.c). One switch per warp instruction picks the operation and type; the
- * lane loops (xlane.h) run over all 32 lanes into a temporary and commit the active ones. Register slots hold a
- * register's bits zero-extended to 64; every write masks to the destination register's width. */
+ * lane loops (xlane.h) run over all 32 lanes into a temporary and commit the active ones. Register
+ * slots hold a register's bits zero-extended; sources are read as 64-bit lanes (XSRC widens a
+ * narrow slot) and every write masks to the destination register's width (xcommit keeps the low
+ * 32 bits of a narrow one). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
