@@ -47,7 +47,7 @@ static void shfl_uniform(int mode, uint32_t bv, uint32_t c, const uint64_t *A,
 
 /* shfl.sync down/up by an immediate lane offset b over the whole warp (no segments: the
  * clamp's segment mask is 0, its lane cl the last or first lane), every lane executing, from
- * a narrow register into a narrow one (and a narrow predicate): the rule of shfl_uniform as
+ * a narrow register into a narrow one (and a predicate): the rule of shfl_uniform as
  * runs of lanes. down: lanes l <= cl - b read lane l + b (in range), the others themselves;
  * up: lanes l >= cl + b read lane l - b. Returns 0 when the form is not one of these. */
 static int shfl_runs(const xinsn *in, uint64_t *regs, uint32_t b, uint32_t c, int32_t ds,
@@ -57,7 +57,7 @@ static int shfl_runs(const xinsn *in, uint64_t *regs, uint32_t b, uint32_t c, in
     int pnw = dst->kind == XO_VEC ? dst->vnw[1] : 1;
     int dbits = dst->kind == XO_VEC ? dst->vbits[0] : dst->bits;
     if ((c >> 8 & 31) != 0 || !a->nw || a->cptr || ds < 0 || dbits < 32 ||
-        !(dst->kind == XO_VEC ? dst->vnw[0] : dst->nw) || (ps >= 0 && !pnw))
+        !(dst->kind == XO_VEC ? dst->vnw[0] : dst->nw))
         return 0;
     uint32_t cl = c & 31, lo, hi, from; /* lanes [lo, hi] read lane l + from - lo */
     if (in->mode == PTX_SHFL_DOWN && b <= cl) {
@@ -71,8 +71,12 @@ static int shfl_runs(const xinsn *in, uint64_t *regs, uint32_t b, uint32_t c, in
     memcpy(A, XNC(regs, a->slot), sizeof A); /* D may be A (registers not sharing slots) */
     memcpy(D, A, sizeof A);
     memcpy(D + lo, A + from, (hi - lo + 1) * sizeof *A);
-    if (ps >= 0) {
+    if (ps >= 0 && pnw) {
         uint32_t *P = XN(regs, ps);
+        for (uint32_t l = 0; l < 32; l++)
+            P[l] = l >= lo && l <= hi;
+    } else if (ps >= 0) { /* the sink (a predicate nothing reads): a wide scratch slot */
+        uint64_t *P = XR(regs, ps);
         for (uint32_t l = 0; l < 32; l++)
             P[l] = l >= lo && l <= hi;
     }
