@@ -179,20 +179,17 @@ static void block_reset(exec_block *b, const uint32_t ctaid[3], int fresh)
         /* Every slot a retired block can have left a value in that a new block could read: a
          * reused block equals a new one. Not needed: registers written before every read
          * (xinit.c), the immediates when no instruction writes them (they still hold the
-         * kernel's constants), and the first scratch slots, which xwide_pre writes in all 32
-         * lanes before the instruction that reads them. */
-        /* in units (xfunc): the immediates and the scratch slots are wide, two units each */
-        size_t nr = kf->nregs, ni = 2 * (size_t)kf->nimm, cap = W->regs_cap, keep = ni;
+         * kernel's constants), the scratch slots (xwide_pre writes the first ones in all 32
+         * lanes before the instruction that reads them; the sink of `_` and of registers
+         * nothing reads is written, never read; the others are not used), and the frames of
+         * called functions (xctl_call clears a callee's registers). A new block's registers
+         * are zero (calloc). */
         if (!fresh) /* the registers it may read before writing them (xinit.c) */
             for (uint32_t k = 0; k < kf->nclear; k++)
                 memset(XR(W->regs, kf->clear[2 * k]), 0,
                        (size_t)kf->clear[2 * k + 1] * XUNIT * sizeof *W->regs);
         if (fresh || kf->imm_clobbered)
             xctl_fill_imm(kf, W->regs);
-        if (!fresh && !kf->imm_clobbered)
-            keep = ni + 2 * XNPRE; /* units nr .. nr+keep-1 are left as they are */
-        if (cap > nr + keep)
-            memset(XR(W->regs, nr + keep), 0, (cap - nr - keep) * XUNIT * sizeof *W->regs);
         if (W->local)
             memset(W->local, 0, (size_t)32 * p->local_bytes);
         uint32_t live = 0;
