@@ -5,7 +5,7 @@
  * Host speed, not modelled behaviour:
  * - all 32 lanes executing and a destination that is none of the sources (the common case):
  *   the loop writes the destination directly; otherwise it computes into a temporary and
- *   commits the executing lanes (xlane.h).
+ *   commits the executing lanes (xcommit, exec_int.h).
  * - each handler is compiled twice: for the x86-64 baseline (SSE2, two 64-bit slots per vector
  *   instruction) and for AVX2 (four), picked once at decode time when the host has AVX2.
  *   Integer and IEEE single operations give the same bits either way (no contraction: the

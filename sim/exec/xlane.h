@@ -1,5 +1,6 @@
 /* xlane: inline helpers for the executor's lane loops (xop.c, xopf.c): the 32-lane loop
- * macros, committing active lanes, and reading/writing typed values in 64-bit register slots. */
+ * macros and reading/writing typed values in 64-bit lanes (committing the active lanes to a
+ * register is exec_int.h's xcommit). */
 #ifndef WL_XLANE_H
 #define WL_XLANE_H
 
@@ -13,7 +14,7 @@
 #include "semf.h"
 
 /* Lane loops run over all 32 lanes into a temporary (inactive lanes compute values that are
- * thrown away: every operation here is total, so that is harmless) and commit() copies the
+ * thrown away: every operation here is total, so that is harmless) and xcommit() copies the
  * active lanes to the destination: the loops have no aliasing and no mask test, so the compiler
  * can vectorise them. MLOOP visits the active lanes only (multi-destination ops). */
 #define LOOP(...)                                                                                  \
@@ -29,19 +30,6 @@
                 __VA_ARGS__;                                                                       \
             }                                                                                      \
     } while (0)
-
-static inline void commit(uint64_t *restrict dst, const uint64_t *restrict t, uint32_t m)
-{
-    if (m == XFULL) {
-        memcpy(dst, t, 32 * sizeof *t);
-        return;
-    }
-    while (m) { /* visit the set bits only: divergent code often has few lanes */
-        int l = __builtin_ctz(m);
-        dst[l] = t[l];
-        m &= m - 1;
-    }
-}
 
 static inline uint64_t zx(uint64_t v, int bits)
 {
