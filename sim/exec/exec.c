@@ -490,7 +490,8 @@ static inline uint32_t guarded(const exec_prog *p, const xinsn *in, const uint64
 {
     if (in->guard < 0)
         return active;
-    uint32_t g = in->guard_nw ? p->nz_mask32(XNC(regs, in->guard)) : p->nz_mask(XR(regs, in->guard));
+    uint32_t g = in->guard_nw ? p->nz_mask32(XNC(regs, in->guard))
+                              : p->nz_mask(XR(regs, in->guard));
     return active & (in->guard_neg ? ~g : g);
 }
 

@@ -3,12 +3,12 @@
  *
  * What the hardware does: ptxas maps the PTX's virtual registers (nvcc writes a fresh one for
  * almost every value: 20-200 per kernel) onto a few dozen physical registers. Why we do the
- * same: a slot is 32 lanes x 32 or 64 bits (128 or 256 bytes, xalloc_layout below), and one slot
- * per virtual register takes 5-50 KB per warp for the project's kernels; with thousands of warps resident on 132 SMs that is far
- * more than the host's caches hold, and the timing model waits on host memory (docs/
- * performance.md). Sharing slots by liveness (red_shuffle: 77 registers in 8 slots) gives the
- * same results with a fraction of the footprint. Before that, registers that only ever hold
- * one immediate are replaced by it (propagate_constants).
+ * same: a slot is 32 lanes x 32 or 64 bits (128 or 256 bytes, xalloc_layout below), and one
+ * slot per virtual register takes 5-50 KB per warp for the project's kernels; with thousands of
+ * warps resident on 132 SMs that is far more than the host's caches hold, and the timing model
+ * waits on host memory (docs/performance.md). Sharing slots by liveness (red_shuffle: 77
+ * registers in 11 slots) gives the same results with a fraction of the footprint. Before that,
+ * registers that only ever hold one immediate are replaced by it (propagate_constants).
  *
  * Method: a backward liveness analysis over the CFG's basic blocks gives each register the set of
  * instructions where it is live; its interval is the hull of those points, in instruction order,

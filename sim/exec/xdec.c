@@ -18,10 +18,10 @@ static uint32_t align16(uint64_t v)
 static int type_bits(int t);
 
 /* The bits register r's values need (its slot's width class, xalloc_layout): predicates hold
- * 0 or 1; 0 for no register (the sink). */
+ * 0 or 1; 0 (wide) for no register (the sink) and for a .v2/.v4 register. */
 static uint8_t value_bits(const ptx_func *f, int32_t r)
 {
-    if (r < 0 || (uint32_t)r >= f->nregs)
+    if (r < 0 || (uint32_t)r >= f->nregs || f->regs[r].vec > 1) /* .v2/.v4: wide, as before */
         return 0;
     if (f->regs[r].type == PTX_T_PRED)
         return 1;
