@@ -168,10 +168,11 @@ FAST2(f_mulwide_u32, (A[l] & 0xffffffffu) * (B[l] & 0xffffffffu))
     {                                                                                              \
         name##_wbody(in, regs, m);                                                                 \
     }
-#define PICKN2W(name, wname) (narrow_src ? (avx2 ? wname##_w_avx2 : wname##_w) : PICKW(name))
+#define PICKN2W(name, wname)                                                                       \
+    (narrow_src && !in->o[0].nw ? (avx2 ? wname##_w_avx2 : wname##_w) : PICKW(name))
 #else
 #define XF_AVX2_WVARIANT(name)
-#define PICKN2W(name, wname) (narrow_src ? wname##_w : PICKW(name))
+#define PICKN2W(name, wname) (narrow_src && !in->o[0].nw ? wname##_w : PICKW(name))
 #endif
 
 FASTW(f_mulwide_s32, 2, (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]))

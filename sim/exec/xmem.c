@@ -248,7 +248,8 @@ static void warp_move(uint64_t *D, uint8_t *h, uint32_t esz, int form, int store
     }
 }
 
-/* warp_move for a narrow register (esz 4): a consecutive access is one 128-byte copy. */
+/* warp_move for a narrow register (esz 4: ldst_fast picks a form for a narrow register only
+ * then): a consecutive access is one 128-byte copy. */
 static void warp_move32(uint32_t *D, uint8_t *h, int form, int store, uint32_t m)
 {
     if (m != XFULL) {
@@ -295,7 +296,7 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
     /* with some lanes idle, the form is still tested on all 32 (their registers hold values
      * too): a stricter test (the whole span must be mapped) than the lanes need */
     if (nv == 1 && v->kind == XO_SLOT && v->slot >= 0 && !sgn &&
-        ((esz == 4 && v->bits >= 32) || (esz == 8 && v->bits >= 64)))
+        ((esz == 4 && v->bits >= 32) || (esz == 8 && v->bits >= 64 && !v->nw)))
         form = N ? warp_form32(N, esz, store) : warp_form(R, esz, store);
     if (form != XW_NONE) {
         lo = orr = base + (R ? R[0] : N ? N[0] : 0);
