@@ -64,56 +64,64 @@ static void test_read_and_overwrite(void **state)
     sb_free(&s);
 }
 
-/* Keys 3, 35, 67, 99 share their two inline slots (3 and 19), and so do 19 and 51. Whatever
- * set of them is pending, every answer is the rule's; two pending fit inline, a third goes to
- * the overflow table. */
+/* Keys that are equal modulo SB_SLOTS share their two inline slots (key % SB_SLOTS and that
+ * slot + SB_SLOTS / 2), and so does a key SB_SLOTS / 2 away. Named below for 32 slots as
+ * K3 = 3, K35 = 35 (shfl's d|p: indices 32 apart), K67, K99 and K19, K51; the same relations
+ * hold for any SB_SLOTS (with 16: 3, 19, 35, 51 and 11, 27). Whatever set of them is pending,
+ * every answer is the rule's; two pending fit inline, a third goes to the overflow table. */
+#define K3 3u
+#define K35 (3u + SB_SLOTS)
+#define K67 (3u + 2u * SB_SLOTS)
+#define K99 (3u + 3u * SB_SLOTS)
+#define K19 (3u + SB_SLOTS / 2u)
+#define K51 (3u + 3u * SB_SLOTS / 2u)
 static void test_shared_slots(void **state)
 {
     (void)state;
     sb_t s;
     memset(&s, 0, sizeof s);
-    assert_int_equal(sb_set(&s, 3, 50, SB_SHORT, 0), 0);
-    assert_int_equal(sb_set(&s, 35, 60, SB_SHORT, 0), 0); /* shfl's d|p: indices 32 apart */
+    assert_int_equal(sb_set(&s, K3, 50, SB_SHORT, 0), 0);
+    assert_int_equal(sb_set(&s, K35, 60, SB_SHORT, 0), 0);
     assert_int_equal(s.overflow, 0);
-    assert_int_equal(sb_set(&s, 67, 70, SB_LONG, 0), 0);
+    assert_int_equal(sb_set(&s, K67, 70, SB_LONG, 0), 0);
     assert_int_equal(s.overflow, 1);
-    assert_int_equal(sb_set(&s, 19, 80, SB_FIXED, 0), 0);
-    expect(&s, 3, 1, C_SHORT, 50);
-    expect(&s, 35, 1, C_SHORT, 60);
-    expect(&s, 67, 1, C_LONG, 70);
-    expect(&s, 19, 1, C_WAIT, 80);
-    expect(&s, 99, 1, C_WAIT, 0);
-    expect(&s, 51, 1, C_WAIT, 0);
-    /* 3 has expired at 55: 35 writes again (its own slot), then 3, then 99 */
-    assert_int_equal(sb_set(&s, 35, 100, SB_LONG, 55), 0);
-    assert_int_equal(sb_set(&s, 3, 90, SB_SHORT, 56), 0);
-    assert_int_equal(sb_set(&s, 99, 95, SB_SHORT, 57), 0);
-    expect(&s, 35, 58, C_LONG, 100);
-    expect(&s, 3, 58, C_SHORT, 90);
-    expect(&s, 99, 58, C_SHORT, 95);
-    expect(&s, 67, 58, C_LONG, 70);
-    expect(&s, 67, 70, C_LONG, 0);
+    assert_int_equal(sb_set(&s, K19, 80, SB_FIXED, 0), 0);
+    expect(&s, K3, 1, C_SHORT, 50);
+    expect(&s, K35, 1, C_SHORT, 60);
+    expect(&s, K67, 1, C_LONG, 70);
+    expect(&s, K19, 1, C_WAIT, 80);
+    expect(&s, K99, 1, C_WAIT, 0);
+    expect(&s, K51, 1, C_WAIT, 0);
+    /* K3 has expired at 55: K35 writes again (its own slot), then K3, then K99 */
+    assert_int_equal(sb_set(&s, K35, 100, SB_LONG, 55), 0);
+    assert_int_equal(sb_set(&s, K3, 90, SB_SHORT, 56), 0);
+    assert_int_equal(sb_set(&s, K99, 95, SB_SHORT, 57), 0);
+    expect(&s, K35, 58, C_LONG, 100);
+    expect(&s, K3, 58, C_SHORT, 90);
+    expect(&s, K99, 58, C_SHORT, 95);
+    expect(&s, K67, 58, C_LONG, 70);
+    expect(&s, K67, 70, C_LONG, 0);
     /* a key written again while it is pending: the new cycle (earlier or later) */
-    assert_int_equal(sb_set(&s, 67, 65, SB_FIXED, 60), 0);
-    expect(&s, 67, 61, C_WAIT, 65);
-    assert_int_equal(sb_set(&s, 3, 200, SB_LONG, 61), 0);
-    expect(&s, 3, 62, C_LONG, 200);
+    assert_int_equal(sb_set(&s, K67, 65, SB_FIXED, 60), 0);
+    expect(&s, K67, 61, C_WAIT, 65);
+    assert_int_equal(sb_set(&s, K3, 200, SB_LONG, 61), 0);
+    expect(&s, K3, 62, C_LONG, 200);
     /* a key in its second slot stays there when its first frees up: else its older entry
      * (here later than its newer one) would come back once another key takes the first */
     sb_clear(&s);
-    assert_int_equal(sb_set(&s, 3, 50, SB_SHORT, 0), 0);
-    assert_int_equal(sb_set(&s, 35, 100, SB_SHORT, 0), 0);
-    assert_int_equal(sb_set(&s, 35, 60, SB_FIXED, 55), 0);
-    assert_int_equal(sb_set(&s, 67, 90, SB_SHORT, 61), 0);
-    expect(&s, 35, 62, C_WAIT, 0);
-    expect(&s, 67, 62, C_SHORT, 90);
+    assert_int_equal(sb_set(&s, K3, 50, SB_SHORT, 0), 0);
+    assert_int_equal(sb_set(&s, K35, 100, SB_SHORT, 0), 0);
+    assert_int_equal(sb_set(&s, K35, 60, SB_FIXED, 55), 0);
+    assert_int_equal(sb_set(&s, K67, 90, SB_SHORT, 61), 0);
+    expect(&s, K35, 62, C_WAIT, 0);
+    expect(&s, K67, 62, C_SHORT, 90);
     /* cleared: nothing pending, the table's entries included; usable again */
     sb_clear(&s);
-    for (uint32_t k = 0; k < 128; k++)
+    for (uint32_t k = 0; k < 4 * SB_SLOTS; k++)
         expect(&s, k, 0, C_WAIT, 0);
-    assert_int_equal(sb_set(&s, 67, 30, SB_SHORT, 0), 0);
-    expect(&s, 67, 1, C_SHORT, 30);
-    expect(&s, 3, 1, C_WAIT, 0);
+    assert_int_equal(sb_set(&s, K67, 30, SB_SHORT, 0), 0);
+    expect(&s, K67, 1, C_SHORT, 30);
+    expect(&s, K3, 1, C_WAIT, 0);
     sb_free(&s);
 }
 
@@ -125,16 +133,16 @@ static void test_tokens(void **state)
     memset(&s, 0, sizeof s);
     uint64_t t1 = MEM_TOKEN + 1, t2 = MEM_TOKEN + 2;
     assert_int_equal(sb_set(&s, 4, t1, SB_LONG, 0), 0);
-    assert_int_equal(sb_set(&s, 36, t2, SB_LONG, 0), 0);
-    assert_int_equal(sb_set(&s, 68, t1, SB_LONG, 0), 0); /* in the table */
+    assert_int_equal(sb_set(&s, 4 + SB_SLOTS, t2, SB_LONG, 0), 0);
+    assert_int_equal(sb_set(&s, 4 + 2 * SB_SLOTS, t1, SB_LONG, 0), 0); /* in the table */
     expect(&s, 4, 5, C_LONG, t1);
     sb_resolve(&s, t1, 400);
     expect(&s, 4, 5, C_LONG, 400);
-    expect(&s, 68, 5, C_LONG, 400);
-    expect(&s, 36, 5, C_LONG, t2);
+    expect(&s, 4 + 2 * SB_SLOTS, 5, C_LONG, 400);
+    expect(&s, 4 + SB_SLOTS, 5, C_LONG, t2);
     sb_resolve(&s, t2, 300);
-    expect(&s, 36, 5, C_LONG, 300);
-    expect(&s, 36, 300, C_LONG, 0);
+    expect(&s, 4 + SB_SLOTS, 5, C_LONG, 300);
+    expect(&s, 4 + SB_SLOTS, 300, C_LONG, 0);
     sb_free(&s);
 }
 

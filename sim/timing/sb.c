@@ -10,10 +10,12 @@
  * write-after-write waits only on variable-latency producers (fixed-latency results retire in
  * order, as the compiler's stall counts assume); write-after-read never (operands are read at
  * issue).
- * Storage: 32 slots inline in the warp; a key may sit in two of them (key % 32, and that
- * slot + 16 mod 32), so two registers one instruction writes (shfl's d|p, whose indices often
- * differ by 32) both stay inline; a write whose two slots other registers' pending writes hold
- * goes to a table indexed by key (hundreds of entries: slow, cleared per block).
+ * Storage: SB_SLOTS (16) slots inline in the warp; a key may sit in two of them (key % 16, and
+ * that slot + 8 mod 16), so two registers one instruction writes (shfl's d|p, whose indices
+ * often differ by 32) both stay inline; a write whose two slots other registers' pending writes
+ * hold goes to a table indexed by key (hundreds of entries: slow, cleared per block). nvcc
+ * numbers registers in order of definition, so the few writes pending at once (recent
+ * instructions' results) rarely collide.
  * Simplified: no limit of six counters, no register-bank conflicts, no operand reuse cache.
  */
 #include <stdlib.h>

@@ -75,7 +75,9 @@ enum { SB_FIXED, SB_SHORT, SB_LONG };
 /* SB_SLOTS entries, direct-mapped by key % SB_SLOTS: a register's pending write lives in its
  * slot unless another register's still-pending write holds it, then in the overflow table
  * (indexed by key). All zero is empty (ready at cycle 0). */
-#define SB_SLOTS 32
+/* 16: 224 bytes of the warp record, which the timing model reads for every warp it steps (32
+ * slots cost lat_copy 10 % for kernels that rarely have more than a few writes pending). */
+#define SB_SLOTS 16
 typedef struct {
     uint32_t key[SB_SLOTS];
     uint64_t at[SB_SLOTS];
