@@ -124,41 +124,43 @@ static const char gcall_ptx[] = HDR
     "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r5;\n"
     "ret;\n}\n";
 
-static void test_guarded_call(void **state)
+/* Runs kernel k of ptx (one u32 per thread out) with 64 threads; out[i] must be want(i). */
+static void run_call_case(const char *ptx, int (*want)(int))
 {
-    (void)state;
     kt t;
-    kt_text(&t, gcall_ptx, "k");
+    kt_text(&t, ptx, "k");
     int out[64];
     uint64_t d = kt_buf(&t, NULL, sizeof out);
     kt_arg(&t, 0, d);
     RUN_OK(kt_run(&t, 1, 64, 0));
     kt_get(&t, d, out, sizeof out);
-    for (int i = 0; i < 64; i++) {
-        /* lanes whose guard is false skip the call and read the return slot never written */
-        int want = ((i + 4) & 1) ? i + 7 : 0;
-        if (out[i] != want)
-            fail_msg("out[%d] = %d, want %d", i, out[i], want);
-    }
+    for (int i = 0; i < 64; i++)
+        if (out[i] != want(i))
+            fail_msg("out[%d] = %d, want %d", i, out[i], want(i));
     kt_close(&t);
+}
+
+/* Lanes whose guard is false skip the call and read the return slot never written. */
+static int guarded_want(int i)
+{
+    return ((i + 4) & 1) ? i + 7 : 0;
+}
+
+static void test_guarded_call(void **state)
+{
+    (void)state;
+    run_call_case(gcall_ptx, guarded_want);
+}
+
+static int divergent_want(int i)
+{
+    return (i & 1) ? 0 : i < 10 ? i + 7 : i * 100;
 }
 
 static void test_divergent_call_return(void **state)
 {
     (void)state;
-    kt t;
-    kt_text(&t, call_ptx, "k");
-    int out[64];
-    uint64_t d = kt_buf(&t, NULL, sizeof out);
-    kt_arg(&t, 0, d);
-    RUN_OK(kt_run(&t, 1, 64, 0));
-    kt_get(&t, d, out, sizeof out);
-    for (int i = 0; i < 64; i++) {
-        int want = (i & 1) ? 0 : i < 10 ? i + 7 : i * 100;
-        if (out[i] != want)
-            fail_msg("out[%d] = %d, want %d", i, out[i], want);
-    }
-    kt_close(&t);
+    run_call_case(call_ptx, divergent_want);
 }
 
 /* The step API on one warp: what each instruction reports. */
