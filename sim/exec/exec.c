@@ -520,7 +520,7 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
     if (pc >= xf->n)
         return;
     const uint64_t *regs = XR(W->regs, fr->reg_off);
-    /* the next instruction and, in case the warp issues again soon, the two after it */
+    /* the next instruction (more were tried: docs/performance.md, eighth session) */
     for (uint32_t i = pc; i < pc + 1 && i < xf->n; i++) {
         const xinsn *in = &xf->ins[i];
         /* registers and scratch slots (immediates are read from the function's shared

@@ -168,12 +168,13 @@ FAST2(f_mulwide_u32, (A[l] & 0xffffffffu) * (B[l] & 0xffffffffu))
     {                                                                                              \
         name##_wbody(in, regs, m);                                                                 \
     }
-#define PICKN2W(name, wname)                                                                       \
-    (narrow_src && !in->o[0].nw ? (avx2 ? wname##_w_avx2 : wname##_w) : PICKW(name))
+#define PICKWN(name) (avx2 ? name##_w_avx2 : name##_w)
 #else
 #define XF_AVX2_WVARIANT(name)
-#define PICKN2W(name, wname) (narrow_src && !in->o[0].nw ? wname##_w : PICKW(name))
+#define PICKWN(name) (name##_w)
 #endif
+/* the narrow-source form where it applies (a wide destination), else the general one */
+#define PICKN2W(name) (narrow_src && !in->o[0].nw ? PICKWN(name) : PICKW(name))
 
 FASTW(f_mulwide_s32, 2, (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]))
 FASTW(f_mulwide_u32, 2, (uint64_t)A[l] * B[l])
@@ -200,14 +201,18 @@ FAST2(f_pxor, (uint64_t)((A[l] != 0) ^ (B[l] != 0)))
 FAST1(f_pnot, (uint64_t)(A[l] == 0))
 FASTK(f_selp, 3, zx(~UINT64_C(0), in->o[0].bits), (C[l] != 0 ? A[l] : B[l]) & K)
 
-/* The lanes whose slot value is not zero (a guard predicate), as a bit mask. */
-static uint32_t nz_mask(const uint64_t *G)
-{
-    uint32_t g = 0;
-    for (int l = 0; l < 32; l++)
-        g |= (uint32_t)(G[l] != 0) << l;
-    return g;
-}
+/* The lanes whose slot value is not zero (a guard predicate), as a bit mask: nz_mask for a
+ * wide slot, nz_mask32 for a narrow one. */
+#define NZ_MASK(name, T)                                                                           \
+    static uint32_t name(const T *G)                                                               \
+    {                                                                                              \
+        uint32_t g = 0;                                                                            \
+        for (int l = 0; l < 32; l++)                                                               \
+            g |= (uint32_t)(G[l] != 0) << l;                                                       \
+        return g;                                                                                  \
+    }
+NZ_MASK(nz_mask, uint64_t)
+NZ_MASK(nz_mask32, uint32_t)
 
 #if XF_AVX2
 #include <immintrin.h>
@@ -223,15 +228,6 @@ XF_TARGET_AVX2 static uint32_t nz_mask_avx2(const uint64_t *G)
     return ~z;
 }
 #endif
-
-/* The same for a narrow slot (32 lanes of 32 bits). */
-static uint32_t nz_mask32(const uint32_t *G)
-{
-    uint32_t g = 0;
-    for (int l = 0; l < 32; l++)
-        g |= (uint32_t)(G[l] != 0) << l;
-    return g;
-}
 
 #if XF_AVX2
 /* Eight lanes per compare (movmskps). */
@@ -329,15 +325,9 @@ void xop_pick_fast(xinsn *in)
     /* cvt.{s64.s32, u64.u32} (no rounding, saturation or ftz): a widening move */
     if (in->op == PTX_OP_CVT && in->nops == 2 && !in->flags && in->round == PTX_RND_NONE &&
         in->w0 == 64 && in->w1 == 32 && in->o[0].bits == 64 && !in->o[0].nw && narrow_src &&
-        in->o[1].kind == XO_SLOT && !in->o[1].neg && in->guard_neg <= 1 &&
         ((in->k0 == XK_S && in->k1 == XK_S) ||
          ((in->k0 == XK_U || in->k0 == XK_B) && (in->k1 == XK_U || in->k1 == XK_B)))) {
-#if XF_AVX2
-        in->fast = in->k0 == XK_S ? (avx2 ? f_cvt_s64_s32_w_avx2 : f_cvt_s64_s32_w)
-                                  : (avx2 ? f_cvt_u64_u32_w_avx2 : f_cvt_u64_u32_w);
-#else
-        in->fast = in->k0 == XK_S ? f_cvt_s64_s32_w : f_cvt_u64_u32_w;
-#endif
+        in->fast = in->k0 == XK_S ? PICKWN(f_cvt_s64_s32) : PICKWN(f_cvt_u64_u32);
         return;
     }
     if (cvta_g) {
@@ -366,8 +356,7 @@ void xop_pick_fast(xinsn *in)
         else if (f32)
             in->fast = PICK(f_fmul);
         else if (in->mul == PTX_MUL_WIDE && in->w0 == 32 && dst64)
-            in->fast = in->k0 == XK_S ? PICKN2W(f_mulwide_s32, f_mulwide_s32)
-                                      : PICKN2W(f_mulwide_u32, f_mulwide_u32);
+            in->fast = in->k0 == XK_S ? PICKN2W(f_mulwide_s32) : PICKN2W(f_mulwide_u32);
         break;
     case PTX_OP_MAD:
         in->fast = i32 && lo ? PICK(f_mad32) : f32 ? (narrow ? f_ffma_n : f_ffma) : NULL;

@@ -12,8 +12,8 @@
 /* shfl.sync with the same b (lane offset) and c (clamp and segment mask) in every lane: the
  * rule of the general loop below (PTX ISA, shfl.sync) for each lane l, with the source lane j
  * and the in-range flag computed without per-lane loads or branches. */
-static void shfl_uniform(int mode, uint32_t bv, uint32_t c, const uint64_t *A,
-                         const uint32_t *A32, uint64_t *res, uint64_t *pres)
+static void shfl_uniform(int mode, uint32_t bv, uint32_t c, const uint64_t *A, uint64_t *res,
+                         uint64_t *pres)
 {
     int32_t seg = (int32_t)((c >> 8) & 31), cl = (int32_t)(c & 31), b = (int32_t)bv;
     int32_t j[32], ok[32];
@@ -35,14 +35,10 @@ static void shfl_uniform(int mode, uint32_t bv, uint32_t c, const uint64_t *A,
             j[l] = (l & seg) | (b & ~seg), ok[l] = j[l] <= ((l & seg) | (cl & ~seg));
         break;
     }
-    if (A32) /* a narrow source */
-        for (int32_t l = 0; l < 32; l++)
-            res[l] = A32[(ok[l] ? j[l] : l) & 31];
-    else
-        for (int32_t l = 0; l < 32; l++)
-            res[l] = A[(ok[l] ? j[l] : l) & 31];
-    for (int32_t l = 0; l < 32; l++)
+    for (int32_t l = 0; l < 32; l++) {
+        res[l] = A[(ok[l] ? j[l] : l) & 31];
         pres[l] = (uint64_t)ok[l];
+    }
 }
 
 /* shfl.sync down/up by an immediate lane offset b over the whole warp (no segments: the
@@ -97,13 +93,10 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
     case PTX_OP_SHFL: {
         if (in->o[2].cptr && in->o[3].cptr) { /* lane offset and clamp immediates (the usual
                                                 * form): one source lane per lane, no branches */
-            const xop *a = &in->o[1];
-            if (m == XFULL && shfl_runs(in, regs, (uint32_t)in->o[2].cptr[0] & 31,
-                                        (uint32_t)in->o[3].cptr[0], ds, ps))
+            uint32_t bv = (uint32_t)in->o[2].cptr[0] & 31, c = (uint32_t)in->o[3].cptr[0];
+            if (m == XFULL && shfl_runs(in, regs, bv, c, ds, ps))
                 return WL_OK;
-            shfl_uniform(in->mode, (uint32_t)in->o[2].cptr[0] & 31, (uint32_t)in->o[3].cptr[0],
-                         a->nw && !a->cptr ? NULL : XSRC(a, regs, ta),
-                         a->nw && !a->cptr ? XNC(regs, a->slot) : NULL, res, pres);
+            shfl_uniform(in->mode, bv, c, XSRC(&in->o[1], regs, ta), res, pres);
             break;
         }
         const uint64_t *A = XSRC(&in->o[1], regs, ta), *B = XSRC(&in->o[2], regs, tb);
