@@ -67,8 +67,9 @@ static void ref_banks(const exec_step_info *in, uint32_t *wf, uint32_t *ideal)
     }
 }
 
-/* stride: lane l at base + l * stride (0: every lane at base, a broadcast); scattered: lane l at
- * a pseudo-random element instead */
+/* stride: lane l at base + l * stride (0: every lane at base, a broadcast); scattered 1: lane l
+ * at a pseudo-random element instead; 2: at base + l * stride but the last lane at base + stride
+ * (one lane off the stride) */
 static void check(const char *what, uint32_t mask, uint32_t size, uint64_t base, uint64_t stride,
                   int scattered)
 {
@@ -77,8 +78,9 @@ static void check(const char *what, uint32_t mask, uint32_t size, uint64_t base,
     in.exec_mask = mask;
     in.mem_size = size;
     for (int l = 0; l < 32; l++)
-        in.addr[l] = scattered ? base + (uint64_t)(((uint32_t)l * 2654435761u) >> 20) * size
-                               : base + (uint64_t)l * stride;
+        in.addr[l] = scattered == 1 ? base + (uint64_t)(((uint32_t)l * 2654435761u) >> 20) * size
+                     : scattered == 2 && l == 31 ? base + stride
+                                                 : base + (uint64_t)l * stride;
     uint64_t secs[64];
     uint32_t nl = 0, rnl = 0;
     uint32_t ns = ldst_coalesce(&in, 32, 128, secs, &nl);
@@ -123,6 +125,23 @@ static void test_patterns(void **state)
             }
 }
 
+/* Every stride of whole words, negative ones too, with all lanes active (ldst_shared's
+ * shortcut for strided words: gcd(stride, 32) wavefronts), and the same with one lane off the
+ * stride (no shortcut). */
+static void test_word_strides(void **state)
+{
+    (void)state;
+    static const uint32_t masks[] = {0xffffffffu, 0x7fffffffu};
+    for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++)
+        for (int64_t k = -70; k <= 70; k++)
+            for (int off = 0; off < 2; off++) {
+                uint64_t stride = (uint64_t)(k * 4);
+                check("word stride", masks[mi], 4, (1u << 20) + 4u * (uint32_t)off, stride, 0);
+                check("word stride, one lane off", masks[mi], 4, (1u << 20) + 4u * (uint32_t)off,
+                      stride, 2);
+            }
+}
+
 /* Hand-derived: 32 lanes x 4 bytes from a 128-byte boundary = 4 sectors in 1 line, 1
  * wavefront; shifted by 4 bytes = 5 sectors over 2 lines; 32 lanes reading one word = 1
  * sector, 1 wavefront (broadcast); stride 128 bytes = 32 sectors, 32 lines, 32 wavefronts. */
@@ -164,6 +183,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_derived),
         cmocka_unit_test(test_patterns),
+        cmocka_unit_test(test_word_strides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -215,25 +215,74 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
 /* ------------------------------------------------------------------------------------------ */
 /* Special registers and addresses computed before an instruction                              */
 /* ------------------------------------------------------------------------------------------ */
-/* Special register or address k of in, in all 32 lanes. */
-static void pre_value(exec_block *b, int warp, const xinsn *in, int k, uint64_t *Dv)
+/* Special register or address k of in when it is the same in every lane (addresses, and every
+ * special register but %tid, %laneid and %lanemask_*): returns 1 and the value in *v. */
+static int pre_uniform(exec_block *b, int warp, const xinsn *in, int k, uint64_t *v)
 {
     const exec_prog *p = b->p;
     const exec_grid *g = &p->g;
-    xwarp *W = &b->w[warp];
-    const xframe *fr = &W->frames[W->fp - 1];
+    const xwarp *W = &b->w[warp];
     uint16_t sr = in->pre[k].sreg;
     if (sr == UINT16_MAX) {
         const xop *o = &in->o[in->pre[k].opnd];
-        uint64_t v = (uint64_t)o->off + (o->base != XB_NONE ? fr->local_base : 0);
+        *v = (uint64_t)o->off + (o->base != XB_NONE ? W->frames[W->fp - 1].local_base : 0);
+        return 1;
+    }
+    uint64_t lin = ((uint64_t)b->ctaid[2] * g->grid[1] + b->ctaid[1]) * g->grid[0] +
+                   b->ctaid[0];
+    int nsm = g->num_sms > 0 ? g->num_sms : 132;
+    switch (sr) {
+    case PTX_SR_TID_X: case PTX_SR_TID_Y: case PTX_SR_TID_Z: case PTX_SR_LANEID:
+    case PTX_SR_LANEMASK_EQ: case PTX_SR_LANEMASK_LE: case PTX_SR_LANEMASK_LT:
+    case PTX_SR_LANEMASK_GE: case PTX_SR_LANEMASK_GT:
+        return 0;
+    case PTX_SR_NTID_X: case PTX_SR_NTID_Y: case PTX_SR_NTID_Z:
+        *v = g->block[sr - PTX_SR_NTID_X]; break;
+    case PTX_SR_CTAID_X: case PTX_SR_CTAID_Y: case PTX_SR_CTAID_Z:
+        *v = b->ctaid[sr - PTX_SR_CTAID_X]; break;
+    case PTX_SR_NCTAID_X: case PTX_SR_NCTAID_Y: case PTX_SR_NCTAID_Z:
+        *v = g->grid[sr - PTX_SR_NCTAID_X]; break;
+    case PTX_SR_CLUSTERID_X: case PTX_SR_CLUSTERID_Y: case PTX_SR_CLUSTERID_Z:
+        *v = b->ctaid[sr - PTX_SR_CLUSTERID_X]; break;
+    case PTX_SR_NCLUSTERID_X: case PTX_SR_NCLUSTERID_Y: case PTX_SR_NCLUSTERID_Z:
+        *v = g->grid[sr - PTX_SR_NCLUSTERID_X]; break;
+    case PTX_SR_CLUSTER_NCTAID_X: case PTX_SR_CLUSTER_NCTAID_Y: case PTX_SR_CLUSTER_NCTAID_Z:
+    case PTX_SR_CLUSTER_NCTARANK:
+        *v = 1; break;
+    case PTX_SR_WARPID: *v = (uint64_t)warp; break;
+    case PTX_SR_NWARPID: *v = 64; break;
+    case PTX_SR_SMID: *v = b->has_sm ? b->smid : lin % (uint64_t)nsm; break;
+    case PTX_SR_NSMID: *v = (uint64_t)nsm; break;
+    case PTX_SR_GRIDID: *v = 1; break;
+    /* Functional mode has no clock: the block's warp-instruction count stands in for it
+     * (monotonic and deterministic) unless the timing model set one (exec_block_set_clock). */
+    case PTX_SR_CLOCK: case PTX_SR_CLOCK64:
+        *v = b->has_clock ? b->clock : b->cnt.warp_insts; break;
+    case PTX_SR_GLOBALTIMER: case PTX_SR_GLOBALTIMER_LO:
+        *v = b->has_clock ? b->timer_ns : b->cnt.warp_insts; break;
+    case PTX_SR_CLOCK_HI:
+        *v = (b->has_clock ? b->clock : b->cnt.warp_insts) >> 32; break;
+    case PTX_SR_GLOBALTIMER_HI:
+        *v = (b->has_clock ? b->timer_ns : b->cnt.warp_insts) >> 32; break;
+    case PTX_SR_DYNAMIC_SMEM_SIZE: *v = g->dyn_smem; break;
+    case PTX_SR_TOTAL_SMEM_SIZE: *v = p->smem_bytes; break;
+    case PTX_SR_AGGR_SMEM_SIZE: *v = p->smem_bytes + 1024u; break;
+    default: *v = 0; break;
+    }
+    return 1;
+}
+
+/* Special register or address k of in, in all 32 lanes. */
+static void pre_value(exec_block *b, int warp, const xinsn *in, int k, uint64_t *Dv)
+{
+    const xwarp *W = &b->w[warp];
+    uint16_t sr = in->pre[k].sreg;
+    uint64_t v;
+    if (pre_uniform(b, warp, in, k, &v)) {
         for (int l = 0; l < 32; l++)
             Dv[l] = v;
         return;
     }
-    uint64_t v = 0;
-    uint64_t lin = ((uint64_t)b->ctaid[2] * g->grid[1] + b->ctaid[1]) * g->grid[0] +
-                   b->ctaid[0];
-    int nsm = g->num_sms > 0 ? g->num_sms : 132;
     switch (sr) {
     case PTX_SR_TID_X: case PTX_SR_TID_Y: case PTX_SR_TID_Z:
         for (int l = 0; l < 32; l++)
@@ -243,54 +292,54 @@ static void pre_value(exec_block *b, int warp, const xinsn *in, int k, uint64_t 
         for (int l = 0; l < 32; l++)
             Dv[l] = (uint64_t)l;
         return;
-    case PTX_SR_LANEMASK_EQ: case PTX_SR_LANEMASK_LE: case PTX_SR_LANEMASK_LT:
-    case PTX_SR_LANEMASK_GE: case PTX_SR_LANEMASK_GT:
+    default: /* %lanemask_* */
         for (int l = 0; l < 32; l++) {
             uint32_t eq = 1u << l, lt = eq - 1;
             Dv[l] = sr == PTX_SR_LANEMASK_EQ ? eq : sr == PTX_SR_LANEMASK_LE ? (lt | eq) :
                     sr == PTX_SR_LANEMASK_LT ? lt : sr == PTX_SR_LANEMASK_GE ? ~lt : ~(lt | eq);
         }
         return;
-    case PTX_SR_NTID_X: case PTX_SR_NTID_Y: case PTX_SR_NTID_Z:
-        v = g->block[sr - PTX_SR_NTID_X]; break;
-    case PTX_SR_CTAID_X: case PTX_SR_CTAID_Y: case PTX_SR_CTAID_Z:
-        v = b->ctaid[sr - PTX_SR_CTAID_X]; break;
-    case PTX_SR_NCTAID_X: case PTX_SR_NCTAID_Y: case PTX_SR_NCTAID_Z:
-        v = g->grid[sr - PTX_SR_NCTAID_X]; break;
-    case PTX_SR_CLUSTERID_X: case PTX_SR_CLUSTERID_Y: case PTX_SR_CLUSTERID_Z:
-        v = b->ctaid[sr - PTX_SR_CLUSTERID_X]; break;
-    case PTX_SR_NCLUSTERID_X: case PTX_SR_NCLUSTERID_Y: case PTX_SR_NCLUSTERID_Z:
-        v = g->grid[sr - PTX_SR_NCLUSTERID_X]; break;
-    case PTX_SR_CLUSTER_NCTAID_X: case PTX_SR_CLUSTER_NCTAID_Y: case PTX_SR_CLUSTER_NCTAID_Z:
-    case PTX_SR_CLUSTER_NCTARANK:
-        v = 1; break;
-    case PTX_SR_WARPID: v = (uint64_t)warp; break;
-    case PTX_SR_NWARPID: v = 64; break;
-    case PTX_SR_SMID: v = b->has_sm ? b->smid : lin % (uint64_t)nsm; break;
-    case PTX_SR_NSMID: v = (uint64_t)nsm; break;
-    case PTX_SR_GRIDID: v = 1; break;
-    /* Functional mode has no clock: the block's warp-instruction count stands in for it
-     * (monotonic and deterministic) unless the timing model set one (exec_block_set_clock). */
-    case PTX_SR_CLOCK: case PTX_SR_CLOCK64:
-        v = b->has_clock ? b->clock : b->cnt.warp_insts; break;
-    case PTX_SR_GLOBALTIMER: case PTX_SR_GLOBALTIMER_LO:
-        v = b->has_clock ? b->timer_ns : b->cnt.warp_insts; break;
-    case PTX_SR_CLOCK_HI:
-        v = (b->has_clock ? b->clock : b->cnt.warp_insts) >> 32; break;
-    case PTX_SR_GLOBALTIMER_HI:
-        v = (b->has_clock ? b->timer_ns : b->cnt.warp_insts) >> 32; break;
-    case PTX_SR_DYNAMIC_SMEM_SIZE: v = g->dyn_smem; break;
-    case PTX_SR_TOTAL_SMEM_SIZE: v = p->smem_bytes; break;
-    case PTX_SR_AGGR_SMEM_SIZE: v = p->smem_bytes + 1024u; break;
-    default: v = 0; break;
     }
-    for (int l = 0; l < 32; l++)
-        Dv[l] = v;
+}
+
+/* A move of a uniform value or of %tid into a narrow register: its 32-bit lanes of m directly
+ * (the commonest pre operations: a kernel's first moves). Returns 0 for the other kinds. */
+static int pre_narrow_move(exec_block *b, int warp, const xinsn *in, int k, uint32_t *d,
+                           uint32_t m)
+{
+    int bits = in->o[0].bits;
+    uint16_t sr = in->pre[k].sreg;
+    uint64_t v;
+    if (pre_uniform(b, warp, in, k, &v)) {
+        uint32_t u = (uint32_t)zx(v, bits);
+        if (m == XFULL) {
+            for (int l = 0; l < 32; l++)
+                d[l] = u;
+        } else {
+            for (; m; m &= m - 1)
+                d[__builtin_ctz(m)] = u;
+        }
+        return 1;
+    }
+    if (sr != PTX_SR_TID_X && sr != PTX_SR_TID_Y && sr != PTX_SR_TID_Z)
+        return 0;
+    const uint16_t *tid = b->w[warp].tid[sr - PTX_SR_TID_X];
+    if (m == XFULL && bits >= 16) {
+        for (int l = 0; l < 32; l++)
+            d[l] = tid[l];
+    } else {
+        for (; m; m &= m - 1)
+            d[__builtin_ctz(m)] = (uint32_t)zx(tid[__builtin_ctz(m)], bits);
+    }
+    return 1;
 }
 
 void xwide_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m)
 {
     for (int k = 0; k < in->npre; k++) {
+        if (in->pre_dst && in->pre[k].nw &&
+            pre_narrow_move(b, warp, in, k, XN(regs, in->pre[k].slot), m))
+            continue;
         uint64_t tmp[32];
         /* a move's destination (xinsn.pre_dst): computed aside, then the move's lanes */
         uint64_t *Dv = in->pre_dst ? tmp : XR(regs, in->pre[k].slot);

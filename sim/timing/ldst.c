@@ -82,6 +82,24 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
         *wavefronts = *ideal = g;
         return;
     }
+    if (size == bank_bytes && banks == 32 && in->exec_mask == 0xffffffffu &&
+        in->addr[0] % bank_bytes == 0) {
+        /* all lanes at one stride of k whole words (a column of a padded tile: k = 33):
+         * lane l's word is w0 + l * k, in bank (w0 + l * k) mod 32; the lanes' words are
+         * distinct (k != 0) and each bank that is hit holds gcd(k, 32) of them, one
+         * wavefront each. k = 0: one word, a broadcast. */
+        uint64_t d = in->addr[1] - in->addr[0];
+        int ok = d % bank_bytes == 0;
+        for (int l = 2; l < 32 && ok; l++)
+            ok = in->addr[l] - in->addr[l - 1] == d;
+        if (ok) {
+            uint64_t k = d / bank_bytes; /* mod 2^64: a negative stride's residue mod 32 */
+            uint32_t km = (uint32_t)(k & 31u);
+            *wavefronts = d == 0 ? 1u : km == 0 ? 32u : 1u << __builtin_ctz(km);
+            *ideal = 1;
+            return;
+        }
+    }
     int bsh = log2_exact(bank_bytes), ksh = log2_exact(banks);
     uint32_t wf = 0, id = 0;
     for (uint32_t g0 = 0; g0 < 32; g0 += per) {

@@ -440,10 +440,12 @@ static uint64_t own_ready(const tw *w)
         return max64(w->t_drain, max64(w->start, w->T[C_BAR]));
     if (w->state == TW_BARRIER || !w->has_pending)
         return T_INF;
-    uint64_t e = w->start;
-    for (int k = 0; k < C_QUEUE; k++)
-        e = max64(e, w->T[k]);
-    return e;
+    /* max(start, T[0..C_QUEUE)) as two independent chains (the loop was not unrolled) */
+    _Static_assert(C_QUEUE == 7, "own_ready: the conditions before C_QUEUE");
+    const uint64_t *T = w->T;
+    uint64_t e0 = max64(max64(w->start, T[0]), max64(T[1], T[2]));
+    uint64_t e1 = max64(max64(T[3], T[4]), max64(T[5], T[6]));
+    return max64(e0, e1);
 }
 
 static tsmsp *sp_of(tctx *c, const tw *w)
@@ -832,9 +834,14 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     /* the next cycle anything can happen here: a warp's own conditions, its class's queue and
      * pipe, and never before t + 1 (a warp at a barrier has ens T_INF and never counts) */
     uint64_t t1 = t + 1;
-    /* the usual case of a busy scheduler: a warp that was eligible now and not picked (its
-     * own conditions still hold) finds its queue and pipe free at t + 1, the earliest
-     * possible cycle, so the scan below would give t + 1 */
+    /* the usual cases of a busy scheduler: the warp that issued can issue its next
+     * instruction at t + 1, or a warp that was eligible now and not picked (its own
+     * conditions still hold) finds its queue and pipe free then: t + 1 is the earliest
+     * possible cycle, so the scan below would give it */
+    if (sel && sp->ens[sel->idx] <= t1 && sp->qp[sel->res] <= t1) {
+        tgpu_wake(c, sp, t1);
+        return WL_OK;
+    }
     for (int i = 0; i < nel; i++) {
         uint8_t k = el[i]->res;
         if (el[i] != sel && sp->qp[k] <= t1) {
