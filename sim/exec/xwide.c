@@ -67,14 +67,11 @@ static int shfl_runs(const xinsn *in, uint64_t *regs, uint32_t b, uint32_t c, in
     memcpy(A, XNC(regs, a->slot), sizeof A); /* D may be A (registers not sharing slots) */
     memcpy(D, A, sizeof A);
     memcpy(D + lo, A + from, (hi - lo + 1) * sizeof *A);
+    /* a predicate in a wide slot is the sink (xalloc: nothing reads it): not written */
     if (ps >= 0 && pnw) {
         uint32_t *P = XN(regs, ps);
         for (uint32_t l = 0; l < 32; l++)
-            P[l] = l >= lo && l <= hi;
-    } else if (ps >= 0) { /* the sink (a predicate nothing reads): a wide scratch slot */
-        uint64_t *P = XR(regs, ps);
-        for (uint32_t l = 0; l < 32; l++)
-            P[l] = l >= lo && l <= hi;
+            P[l] = l - lo <= hi - lo; /* lo <= l <= hi, branch-free */
     }
     return 1;
 }

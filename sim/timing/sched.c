@@ -182,9 +182,11 @@ static void charge_walk(tctx *c, tw *w, uint64_t to)
         stats_charge(c, w, STALL_DRAIN, to);
         return;
     }
+    /* the conditions do not change during the walk and the cycle only grows, so the first
+     * condition not yet satisfied only moves on: the search resumes where it stopped */
+    int k = 0;
     while (w->charged < to) {
         uint64_t t = w->charged;
-        int k = 0;
         while (k < C_COUNT && w->T[k] <= t)
             k++;
         if (k == C_COUNT) { /* eligible on a cycle the scheduler did not visit: cannot happen */
@@ -434,7 +436,7 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
 }
 
 /* The cycle w's own conditions allow it to issue (retire when draining); T_INF at a barrier. */
-static uint64_t own_ready(const tw *w)
+static inline uint64_t own_ready(const tw *w)
 {
     if (w->state == TW_DRAIN)
         return max64(w->t_drain, max64(w->start, w->T[C_BAR]));
