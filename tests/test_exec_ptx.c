@@ -225,9 +225,10 @@ static void test_step_api(void **state)
         }
         if (in.opcode == PTX_OP_LD && in.mem_space == PTX_SPACE_GLOBAL) {
             if (in.active != 0xfff00u || in.mem_size != 4 || !in.mem_load ||
-                in.addr[8] != d + 32 || in.addr[19] != d + 76 || in.unit != PTX_UNIT_LSU)
+                exec_step_addr(&in, 8) != d + 32 || exec_step_addr(&in, 19) != d + 76 ||
+                in.unit != PTX_UNIT_LSU)
                 fail_msg("ld: active 0x%x size %u addr8 0x%llx unit %d", in.active, in.mem_size,
-                         (unsigned long long)in.addr[8], in.unit);
+                         (unsigned long long)exec_step_addr(&in, 8), in.unit);
             /* ld.global.u32 %r2, [%rd3]: writes %r2, reads %rd3 (IR register indices) */
             if (in.ndst != 1 || in.nsrc != 1 ||
                 strcmp(t.k->regs[in.dst[0]].name, "%r") != 0 || t.k->regs[in.dst[0]].num != 2 ||
@@ -822,7 +823,8 @@ static void test_lean_steps(void **state)
             l.exit_mask != f.exit_mask || l.addr_linear != f.addr_linear || l.passed != f.passed)
             fail_msg("step %d (pc %u): lean and full steps differ", n, f.pc);
         for (int k = 0; k < 32; k++)
-            if (((f.exec_mask >> k) & 1) && f.mem_space && l.addr[k] != f.addr[k])
+            if (((f.exec_mask >> k) & 1) && f.mem_space &&
+                exec_step_addr(&l, k) != exec_step_addr(&f, k))
                 fail_msg("step %d: lane %d address", n, k);
         exec_insn_describe(pl, l.func, l.pc, &ds);
         if (ds.opcode != f.opcode || ds.unit != f.unit || ds.latclass != f.latclass ||
@@ -1006,6 +1008,96 @@ static void test_register_slots(void **state)
     kt_close(&t);
 }
 
+/* Whole-warp access forms at any stride (xmem.c warp_form: lane l at a0 + l * step): shared
+ * memory filled with word i = i + 7, then read back at a stride of 33 words, at -31 words, as
+ * 8-byte elements 16 bytes apart into a 64-bit register, one word by the odd lanes only (a
+ * uniform load with lanes idle: the even lanes keep 99), 3-word strided stores by the even
+ * lanes only (the odd lanes' words stay 0), and a global load 8 bytes apart through a 64-bit
+ * address. Each value checked in every lane. */
+static const char stride_ptx[] = HDR
+    ".visible .entry sd(.param .u64 out, .param .u64 in)\n{\n"
+    ".reg .pred %p<4>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<20>;\n"
+    ".shared .align 8 .b8 sh[4096];\n"
+    "mov.u32 %r1, %tid.x;\nmov.u32 %r2, sh;\nmov.u32 %r3, 0;\n"
+    "FILL:\nshl.b32 %r4, %r3, 5;\nadd.u32 %r5, %r4, %r1;\nadd.u32 %r6, %r5, 7;\n"
+    "shl.b32 %r7, %r5, 2;\nadd.u32 %r8, %r2, %r7;\nst.shared.u32 [%r8], %r6;\n"
+    "add.u32 %r3, %r3, 1;\nsetp.lt.u32 %p1, %r3, 32;\n@%p1 bra FILL;\n"
+    "bar.sync 0;\n"
+    "mul.lo.u32 %r10, %r1, 132;\nadd.u32 %r11, %r2, %r10;\nld.shared.u32 %r12, [%r11];\n"
+    "mul.lo.u32 %r13, %r1, 124;\nsub.u32 %r14, 4092, %r13;\nadd.u32 %r15, %r2, %r14;\n"
+    "ld.shared.u32 %r16, [%r15];\n"
+    "shl.b32 %r17, %r1, 4;\nadd.u32 %r18, %r2, %r17;\nld.shared.u64 %rd1, [%r18];\n"
+    "cvt.u32.u64 %r19, %rd1;\nshr.u64 %rd2, %rd1, 32;\ncvt.u32.u64 %r20, %rd2;\n"
+    "and.b32 %r21, %r1, 1;\nsetp.eq.u32 %p2, %r21, 1;\nmov.u32 %r22, 99;\n"
+    "@%p2 ld.shared.u32 %r22, [%r2+40];\n"
+    "ld.param.u64 %rd3, [out];\nld.param.u64 %rd4, [in];\n"
+    "mul.wide.u32 %rd5, %r1, 4;\nadd.s64 %rd6, %rd3, %rd5;\n"
+    "mul.wide.u32 %rd7, %r1, 12;\nadd.s64 %rd8, %rd3, %rd7;\nadd.s64 %rd9, %rd8, 1024;\n"
+    "add.u32 %r23, %r1, 5000;\n@!%p2 st.global.u32 [%rd9], %r23;\n"
+    "mul.wide.u32 %rd10, %r1, 8;\nadd.s64 %rd11, %rd4, %rd10;\nld.global.u32 %r24, [%rd11];\n"
+    "st.global.u32 [%rd6], %r12;\nst.global.u32 [%rd6+128], %r16;\n"
+    "st.global.u32 [%rd6+256], %r19;\nst.global.u32 [%rd6+384], %r20;\n"
+    "st.global.u32 [%rd6+512], %r22;\nst.global.u32 [%rd6+640], %r24;\n"
+    "st.global.u32 [%rd3+1408], %r1;\n" /* every lane to one word: the last lane's stays */
+    "shl.b32 %r25, %r1, 2;\nsetp.eq.u32 %p3, %r1, 31;\nselp.u32 %r26, 160, %r25, %p3;\n"
+    "add.u32 %r27, %r2, %r26;\nld.shared.u32 %r28, [%r27];\n" /* consecutive but lane 31 */
+    "st.global.u32 [%rd6+768], %r28;\n"
+    "ret;\n}\n";
+
+static void test_strided_forms(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, stride_ptx, "sd");
+    uint32_t out[256 + 96 + 1], in[64];
+    for (uint32_t i = 0; i < 64; i++)
+        in[i] = 3000 + i;
+    uint64_t d = kt_buf(&t, NULL, sizeof out), di = kt_buf(&t, in, sizeof in);
+    kt_arg(&t, 0, d);
+    kt_arg(&t, 1, di);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t want[7] = {33 * l + 7, 1023 - 31 * l + 7, 4 * l + 7, 4 * l + 8,
+                            l & 1 ? 10 + 7 : 99, 3000 + 2 * l, l < 31 ? l + 7 : 40 + 7};
+        for (int k = 0; k < 7; k++)
+            if (out[k * 32 + l] != want[k])
+                fail_msg("value %d of lane %u: %u, want %u", k, l, out[k * 32 + l], want[k]);
+    }
+    for (uint32_t w = 0; w < 96; w++) { /* the strided stores: word 3 l of the even lanes */
+        uint32_t want = w % 3 == 0 && (w / 3) % 2 == 0 ? 5000 + w / 3 : 0;
+        if (out[256 + w] != want)
+            fail_msg("stored word %u: %u, want %u", w, out[256 + w], want);
+    }
+    if (out[352] != 31)
+        fail_msg("all lanes storing to one word: %u, want 31 (the last lane)", out[352]);
+    /* the step records of the shared loads after the fill: each a line of addresses */
+    exec_prog *p = kt_prog(&t, 1, 32, 0, 0);
+    uint32_t c[3] = {0, 0, 0};
+    exec_block *b = exec_block_create(p, c, &t.d);
+    assert_non_null(b);
+    const uint64_t steps[4] = {132, (uint64_t)-124, 16, 0};
+    int nld = 0;
+    for (int n = 0; exec_warp_state_of(b, 0) == EXEC_WARP_READY && n < 1000; n++) {
+        exec_step_info f;
+        assert_int_equal(exec_warp_step(b, 0, &f, &t.d), WL_OK);
+        if (f.mem_space != PTX_SPACE_SHARED || !f.mem_load)
+            continue;
+        if (nld < 4 && (!f.addr_linear || f.addr_step != steps[nld] ||
+                        exec_step_addr(&f, 31) - exec_step_addr(&f, 0) != 31u * steps[nld]))
+            fail_msg("shared load %d: linear %d step %lld", nld, f.addr_linear,
+                     (long long)f.addr_step);
+        if (nld == 4 && (f.addr_linear || exec_step_addr(&f, 31) - exec_step_addr(&f, 0) != 160))
+            fail_msg("shared load 4 (lane 31 off the line): linear %d", f.addr_linear);
+        nld++;
+    }
+    if (nld != 5)
+        fail_msg("%d shared loads stepped, want 5", nld);
+    exec_block_destroy(b);
+    exec_prog_destroy(p);
+    kt_close(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1027,6 +1119,7 @@ int main(void)
         cmocka_unit_test(test_special_registers),
         cmocka_unit_test(test_register_slots),
         cmocka_unit_test(test_narrow_partial_writes),
+        cmocka_unit_test(test_strided_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,6 +70,35 @@ static void ref_banks(const exec_step_info *in, uint32_t *wf, uint32_t *ideal)
 /* stride: lane l at base + l * stride (0: every lane at base, a broadcast); scattered 1: lane l
  * at a pseudo-random element instead; 2: at base + l * stride but the last lane at base + stride
  * (one lane off the stride) */
+/* ldst_coalesce and ldst_shared on `in` against the references computed from `ref` (the same
+ * accesses with explicit lane addresses). */
+static void check_in(const char *what, const exec_step_info *in, const exec_step_info *ref,
+                     uint64_t base, uint64_t stride)
+{
+    uint32_t mask = in->exec_mask, size = in->mem_size;
+    uint64_t secs[64];
+    uint32_t nl = 0, rnl = 0;
+    uint32_t ns = ldst_coalesce(in, 32, 128, secs, &nl);
+    uint32_t rns = ref_sectors(ref, &rnl);
+    if (ns != rns || nl != rnl)
+        fail_msg("%s (mask %08x size %u base %llu stride %llu): %u sectors %u lines, reference "
+                 "%u and %u", what, mask, size, (unsigned long long)base,
+                 (unsigned long long)stride, ns, nl, rns, rnl);
+    for (uint32_t i = 1; i < ns; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (secs[i] == secs[j])
+                fail_msg("%s: sector %llu listed twice", what, (unsigned long long)secs[i]);
+    if (base % size == 0 && stride % size == 0) { /* shared accesses are aligned */
+        uint32_t wf, id, rwf, rid;
+        ldst_shared(in, 32, 4, &wf, &id);
+        ref_banks(ref, &rwf, &rid);
+        if (wf != rwf || id != rid)
+            fail_msg("%s (mask %08x size %u base %llu stride %llu): %u wavefronts %u ideal, "
+                     "reference %u and %u", what, mask, size, (unsigned long long)base,
+                     (unsigned long long)stride, wf, id, rwf, rid);
+    }
+}
+
 static void check(const char *what, uint32_t mask, uint32_t size, uint64_t base, uint64_t stride,
                   int scattered)
 {
@@ -81,27 +110,17 @@ static void check(const char *what, uint32_t mask, uint32_t size, uint64_t base,
         in.addr[l] = scattered == 1 ? base + (uint64_t)(((uint32_t)l * 2654435761u) >> 20) * size
                      : scattered == 2 && l == 31 ? base + stride
                                                  : base + (uint64_t)l * stride;
-    uint64_t secs[64];
-    uint32_t nl = 0, rnl = 0;
-    uint32_t ns = ldst_coalesce(&in, 32, 128, secs, &nl);
-    uint32_t rns = ref_sectors(&in, &rnl);
-    if (ns != rns || nl != rnl)
-        fail_msg("%s (mask %08x size %u base %llu stride %llu): %u sectors %u lines, reference "
-                 "%u and %u", what, mask, size, (unsigned long long)base,
-                 (unsigned long long)stride, ns, nl, rns, rnl);
-    for (uint32_t i = 1; i < ns; i++)
-        for (uint32_t j = 0; j < i; j++)
-            if (secs[i] == secs[j])
-                fail_msg("%s: sector %llu listed twice", what, (unsigned long long)secs[i]);
-    if (base % size == 0 && stride % size == 0) { /* shared accesses are aligned */
-        uint32_t wf, id, rwf, rid;
-        ldst_shared(&in, 32, 4, &wf, &id);
-        ref_banks(&in, &rwf, &rid);
-        if (wf != rwf || id != rid)
-            fail_msg("%s (mask %08x size %u base %llu stride %llu): %u wavefronts %u ideal, "
-                     "reference %u and %u", what, mask, size, (unsigned long long)base,
-                     (unsigned long long)stride, wf, id, rwf, rid);
-    }
+    check_in(what, &in, &in, base, stride);
+    if (scattered)
+        return;
+    /* the same lanes as the executor reports a whole-warp form: a line of addresses, addr[]
+     * not written (exec_step_addr) */
+    exec_step_info ln = in;
+    memset(ln.addr, 0xa5, sizeof ln.addr);
+    ln.addr_linear = 1;
+    ln.addr_base = base;
+    ln.addr_step = stride;
+    check_in(what, &ln, &in, base, stride);
 }
 
 static void test_patterns(void **state)

@@ -390,7 +390,15 @@ void exec_list_regs(xinsn *in, uint32_t nregs)
 
 /* Makes the top SIMT entry runnable (pops finished entries, returns from calls); marks the warp
  * DONE and returns 0 when nothing is left to run. */
-static int ready_top(exec_block *b, xwarp *W)
+static int ready_slow(exec_block *b, xwarp *W)
+{
+    if (xctl_settle(b, W))
+        return 1;
+    W->state = EXEC_WARP_DONE;
+    return 0;
+}
+
+static inline int ready_top(exec_block *b, xwarp *W)
 {
     if (W->state != EXEC_WARP_READY)
         return 0;
@@ -399,10 +407,7 @@ static int ready_top(exec_block *b, xwarp *W)
     if (W->sp > 0 && top->mask != 0 && top->pc != top->rpc &&
         top->pc < b->p->funcs[W->frames[W->fp - 1].func].n)
         return 1;
-    if (xctl_settle(b, W))
-        return 1;
-    W->state = EXEC_WARP_DONE;
-    return 0;
+    return ready_slow(b, W);
 }
 
 /* The static part of the step info: what the instruction is, before it runs. */

@@ -124,10 +124,12 @@ typedef struct {
     uint8_t mem_space;    /* ptx_space actually accessed (generic resolved); NONE if no memory */
     uint8_t mem_load, mem_store, mem_atomic;
     uint32_t mem_size;    /* bytes per lane */
-    /* 1 when the executor found addr[l] == addr_base + l * mem_size for all 32 lanes (the
-     * coalesced "thread i takes element i" access): a shortcut for readers of addr[] */
+    /* 1 when the executor found lane l's address to be addr_base + l * addr_step for all 32
+     * lanes (addr_step == mem_size: the coalesced "thread i takes element i" access; 0: one
+     * address; else a stride, modulo 2^64). addr[] is then left unwritten: read lane addresses
+     * with exec_step_addr. */
     uint8_t addr_linear;
-    uint64_t addr_base;
+    uint64_t addr_base, addr_step;
     uint64_t addr[32];    /* per lane, valid in exec_mask (space-relative for shared/local) */
     /* control */
     uint8_t is_branch, divergent, is_barrier, exited, yielded, is_call, is_ret;
@@ -139,6 +141,12 @@ typedef struct {
      * exec_counts as executed */
     uint32_t passed;
 } exec_step_info;
+
+/* Lane l's address of a memory step (space-relative for shared/local). */
+static inline uint64_t exec_step_addr(const exec_step_info *in, int l)
+{
+    return in->addr_linear ? in->addr_base + (uint64_t)l * in->addr_step : in->addr[l];
+}
 
 /* Describes the warp's next instruction without running it (opcode, unit, pc, line, active
  * lanes, registers read and written; no addresses, exec_mask 0): what a scheduler needs to

@@ -159,9 +159,10 @@ static int feed(sanck *s, const exec_step_info *in, const uint32_t ctaid[3], int
     for (int l = 0; l < 32; l++) {
         if (!(in->exec_mask >> l & 1))
             continue;
-        if (!cover(s, (size_t)in->addr[l] + in->mem_size))
+        uint64_t a = exec_step_addr(in, l);
+        if (!cover(s, (size_t)a + in->mem_size))
             return 0;
-        access_bytes(s, in, ctaid, w, l, in->addr[l], ordered);
+        access_bytes(s, in, ctaid, w, l, a, ordered);
     }
     return 1;
 }

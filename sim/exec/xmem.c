@@ -170,66 +170,98 @@ static inline void lane_move(uint64_t *regs, const xop *v, int l, uint8_t *h, ui
     }
 }
 
-/* Whole-warp forms of ldst_fast's data move, for all 32 lanes active and one element of esz 4
- * or 8 bytes into a register at least as wide: consecutive lanes at consecutive addresses (the
- * coalesced access of nearly every kernel) move one block of 32 * esz bytes; a load where every
- * lane reads the same address (kernel parameters, broadcast values) reads it once. */
-enum { XW_NONE = 0, XW_CONSEC, XW_UNIFORM };
+/* Whole-warp forms of ldst_fast's data move, for one element of esz 4 or 8 bytes into a
+ * register at least as wide, when lane l's address is a0 + l * step for all 32 lanes (modulo
+ * 2^64): consecutive lanes at consecutive addresses (step == esz: the coalesced access of nearly
+ * every kernel) move one block of 32 * esz bytes when all lanes run; a load where every lane
+ * reads the same address (step 0: kernel parameters, broadcast values) reads it once; any
+ * other stride (a column of a tile) moves lane by lane without per-lane address work. */
+enum { XW_NONE = 0, XW_CONSEC, XW_UNIFORM, XW_STRIDED };
 
-/* Lane l's address is base + R[l]: consecutive when R[l] - R[0] == l * esz for every l (modulo
- * 2^64, as the addresses are), uniform when R[l] == R[0]. Two lanes per step (GCC/Clang vector
- * extension: one SSE2 operation), no early exit. */
-typedef uint64_t xv2 __attribute__((vector_size(16)));
-
-static int warp_form(const uint64_t *R, uint32_t esz, int store)
+static int form_of(uint64_t step, uint32_t esz, int store)
 {
+    if (step == esz)
+        return XW_CONSEC;
+    if (step == 0)
+        return store ? XW_NONE : XW_UNIFORM; /* lanes storing to one word: the lane order */
+    return XW_STRIDED;
+}
+
+/* Lane l's address is base + R[l]: a whole-warp form when R[l] - R[0] == l * (R[1] - R[0])
+ * for every l (modulo 2^64, as the addresses are); *step = R[1] - R[0]. Two lanes per step (GCC/
+ * Clang vector extension: one SSE2 operation), no early exit. */
+typedef uint64_t xv2 __attribute__((vector_size(16)));
+typedef uint32_t xv4 __attribute__((vector_size(16)));
+
+static int warp_form(const uint64_t *R, uint32_t esz, int store, uint64_t *step)
+{
+    *step = 0;
     if (!R)
-        return store ? XW_NONE : XW_UNIFORM;
-    xv2 r0 = {R[0], R[0]}, step = {0, esz}, inc = {2u * esz, 2u * esz}, dc = {0, 0}, du = dc;
+        return form_of(0, esz, store);
+    uint64_t d = R[1] - R[0];
+    xv2 r0 = {R[0], R[0]}, at = {0, d}, inc = {2u * d, 2u * d}, dc = {0, 0};
     for (int l = 0; l < 32; l += 2) {
         xv2 r;
         memcpy(&r, R + l, sizeof r);
-        dc |= (r - r0) ^ step;
-        du |= r ^ r0;
-        step += inc;
+        dc |= (r - r0) ^ at;
+        at += inc;
     }
-    if ((dc[0] | dc[1]) == 0)
-        return XW_CONSEC;
-    return (du[0] | du[1]) == 0 && !store ? XW_UNIFORM : XW_NONE;
+    if ((dc[0] | dc[1]) != 0)
+        return XW_NONE;
+    *step = d;
+    return form_of(d, esz, store);
 }
 
 /* warp_form for a narrow address register (32 lanes of 32 bits, zero-extended as addresses):
- * consecutive in exact arithmetic, which the 32-bit differences show when the last lane's
- * address cannot wrap. */
-static int warp_form32(const uint32_t *R, uint32_t esz, int store)
+ * affine in 32-bit arithmetic, which is exact when no lane's address wraps past 2^32 (the
+ * stride taken as signed). Four lanes per SSE2 operation. */
+static int warp_form32(const uint32_t *R, uint32_t esz, int store, uint64_t *step)
 {
-    uint32_t dc = 0, du = 0;
-    for (uint32_t l = 0; l < 32; l++) {
-        dc |= (R[l] - R[0]) ^ (l * esz);
-        du |= R[l] ^ R[0];
+    uint32_t d = R[1] - R[0];
+    xv4 r0 = {R[0], R[0], R[0], R[0]}, at = {0, d, 2u * d, 3u * d};
+    xv4 inc = {4u * d, 4u * d, 4u * d, 4u * d}, dc = {0, 0, 0, 0};
+    for (int l = 0; l < 32; l += 4) {
+        xv4 r;
+        memcpy(&r, R + l, sizeof r);
+        dc |= (r - r0) ^ at;
+        at += inc;
     }
-    if (dc == 0 && R[0] <= UINT32_MAX - 31u * esz)
-        return XW_CONSEC;
-    return du == 0 && !store ? XW_UNIFORM : XW_NONE;
+    *step = 0;
+    int64_t last = (int64_t)R[0] + 31 * (int64_t)(int32_t)d;
+    if ((dc[0] | dc[1] | dc[2] | dc[3]) != 0 || last < 0 || last > (int64_t)UINT32_MAX)
+        return XW_NONE;
+    *step = (uint64_t)(int64_t)(int32_t)d;
+    return form_of(*step, esz, store);
+}
+
+/* Lane l's host address in a whole-warp form: h is lane 0's. */
+static inline uint8_t *lane_at(uint8_t *h, uint64_t step, int l)
+{
+    return h + (ptrdiff_t)((uint64_t)l * step);
 }
 
 /* Moves the lanes of m (all 32 or some) in one of the whole-warp forms; h is lane 0's address. */
-static void warp_move(uint64_t *D, uint8_t *h, uint32_t esz, int form, int store, uint32_t m)
+static void warp_move(uint64_t *D, uint8_t *h, uint32_t esz, int form, uint64_t step, int store,
+                      uint32_t m)
 {
-    if (m != XFULL) { /* lanes that do not execute touch neither memory nor registers */
-        uint64_t x = form == XW_UNIFORM ? load_le(h, esz) : 0;
+    if (form == XW_UNIFORM) { /* a load */
+        uint64_t x = load_le(h, esz);
+        if (m == XFULL)
+            for (int l = 0; l < 32; l++)
+                D[l] = x;
+        else
+            for (; m; m &= m - 1)
+                D[__builtin_ctz(m)] = x;
+    } else if (m != XFULL || form == XW_STRIDED) {
+        /* lanes that do not execute touch neither memory nor registers */
         for (; m; m &= m - 1) {
             int l = __builtin_ctz(m);
-            uint8_t *hl = h + (form == XW_CONSEC ? (size_t)l * esz : 0);
+            uint8_t *hl = lane_at(h, step, l);
             if (store)
                 memcpy(hl, &D[l], esz); /* little-endian host: the low esz bytes */
             else
-                D[l] = form == XW_UNIFORM ? x : load_le(hl, esz);
+                D[l] = load_le(hl, esz);
         }
-    } else if (form == XW_UNIFORM) {
-        uint64_t x = load_le(h, esz);
-        for (int l = 0; l < 32; l++)
-            D[l] = x;
     } else if (esz == 8) {
         if (store)
             memcpy(h, D, 32 * 8);
@@ -249,28 +281,27 @@ static void warp_move(uint64_t *D, uint8_t *h, uint32_t esz, int form, int store
 }
 
 /* warp_move for a narrow register (esz 4: ldst_fast picks a form for a narrow register only
- * then): a consecutive access is one 128-byte copy. */
-static void warp_move32(uint32_t *D, uint8_t *h, int form, int store, uint32_t m)
+ * then): a consecutive access of all lanes is one 128-byte copy. */
+static void warp_move32(uint32_t *D, uint8_t *h, int form, uint64_t step, int store, uint32_t m)
 {
-    if (m != XFULL) {
-        uint32_t x = 0;
-        if (form == XW_UNIFORM)
-            memcpy(&x, h, 4);
+    if (form == XW_UNIFORM) { /* a load */
+        uint32_t x;
+        memcpy(&x, h, 4);
+        if (m == XFULL)
+            for (int l = 0; l < 32; l++)
+                D[l] = x;
+        else
+            for (; m; m &= m - 1)
+                D[__builtin_ctz(m)] = x;
+    } else if (m != XFULL || form == XW_STRIDED) {
         for (; m; m &= m - 1) {
             int l = __builtin_ctz(m);
-            uint8_t *hl = h + (form == XW_CONSEC ? (size_t)l * 4 : 0);
+            uint8_t *hl = lane_at(h, step, l);
             if (store)
                 memcpy(hl, &D[l], 4);
-            else if (form == XW_UNIFORM)
-                D[l] = x;
             else
                 memcpy(&D[l], hl, 4);
         }
-    } else if (form == XW_UNIFORM) {
-        uint32_t x;
-        memcpy(&x, h, 4);
-        for (int l = 0; l < 32; l++)
-            D[l] = x;
     } else if (store) {
         memcpy(h, D, 32 * 4);
     } else {
@@ -286,7 +317,7 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
 {
     const exec_prog *p = b->p;
     xwarp *W = &b->w[warp];
-    uint64_t ad[32], lo = UINT64_MAX, hi = 0, orr = 0;
+    uint64_t ad[32], lo = UINT64_MAX, hi = 0, orr = 0, a0 = 0, step = 0;
     uint32_t size = esz * nv;
     uint64_t base = (uint64_t)a->off + (a->base != XB_NONE ? W->frames[W->fp - 1].local_base : 0);
     /* the address register: wide (R) or narrow (N), or none */
@@ -297,10 +328,14 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
      * too): a stricter test (the whole span must be mapped) than the lanes need */
     if (nv == 1 && v->kind == XO_SLOT && v->slot >= 0 && !sgn &&
         ((esz == 4 && v->bits >= 32) || (esz == 8 && v->bits >= 64 && !v->nw)))
-        form = N ? warp_form32(N, esz, store) : warp_form(R, esz, store);
-    if (form != XW_NONE) {
-        lo = orr = base + (R ? R[0] : N ? N[0] : 0);
-        hi = lo + (form == XW_CONSEC ? 31u * esz : 0);
+        form = N ? warp_form32(N, esz, store, &step) : warp_form(R, esz, store, &step);
+    if (form != XW_NONE) { /* lanes at a0 + l * step: the ends are lanes 0 and 31 */
+        a0 = base + (R ? R[0] : N ? N[0] : 0);
+        uint64_t a31 = a0 + 31u * step;
+        int down = (int64_t)step < 0;
+        lo = down ? a31 : a0;
+        hi = down ? a0 : a31;
+        orr = a0 | step; /* every lane aligned when lane 0 and the stride are */
     } else {
         for (int l = 0; l < 32; l++) {
             ad[l] = base + (R ? R[l] : N ? N[l] : 0);
@@ -330,6 +365,7 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
         }
         lo -= shift;
         hi -= shift;
+        a0 -= shift;
     }
     if (hi - lo > (UINT64_C(1) << 40))
         return 0;
@@ -358,22 +394,16 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
         out->mem_size = size;
     }
     if (form != XW_NONE && stride == 0) { /* local memory is per lane: not one host block */
+        uint8_t *h = h0 + (a0 - lo); /* lane 0's */
         if (v->nw)
-            warp_move32(XN(regs, v->slot), h0, form, store, m);
+            warp_move32(XN(regs, v->slot), h, form, step, store, m);
         else
-            warp_move(XR(regs, v->slot), h0, esz, form, store, m);
-        if (out && form == XW_CONSEC) {
+            warp_move(XR(regs, v->slot), h, esz, form, step, store, m);
+        if (out) { /* the lanes' addresses as a line (addr[] unwritten: exec_step_addr) */
             out->addr_linear = 1;
-            out->addr_base = lo;
+            out->addr_base = a0;
+            out->addr_step = step;
         }
-        if (out && m == XFULL && form == XW_CONSEC) { /* two lanes per step, no branches */
-            xv2 ad2 = {lo, lo + esz}, inc = {2u * esz, 2u * esz};
-            for (int l = 0; l < 32; l += 2, ad2 += inc)
-                memcpy(out->addr + l, &ad2, sizeof ad2);
-        } else if (out)
-            for (int l = 0; l < 32; l++)
-                if ((m >> l) & 1)
-                    out->addr[l] = lo + (form == XW_CONSEC ? (uint64_t)l * esz : 0);
         return 1;
     }
     if (form != XW_NONE)

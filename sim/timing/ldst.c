@@ -45,15 +45,15 @@ static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
     uint32_t m = in->exec_mask;
     if (!m)
         return 0;
-    if (in->addr_linear && size == in->mem_size) { /* the executor saw it already */
-        *base = in->addr_base;
+    if (in->addr_linear && in->addr_step == size && size == in->mem_size) {
+        *base = in->addr_base; /* the executor saw it already */
         return 1;
     }
     int l0 = __builtin_ctz(m);
-    uint64_t b = in->addr[l0] - (uint64_t)l0 * size;
+    uint64_t b = exec_step_addr(in, l0) - (uint64_t)l0 * size;
     int ok = 1;
     for (int l = l0 + 1; l < 32; l++)
-        ok &= !((m >> l) & 1) || in->addr[l] == b + (uint64_t)l * size;
+        ok &= !((m >> l) & 1) || exec_step_addr(in, l) == b + (uint64_t)l * size;
     *base = b;
     return ok;
 }
@@ -83,14 +83,14 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
         return;
     }
     if (size == bank_bytes && banks == 32 && in->exec_mask == 0xffffffffu &&
-        in->addr[0] % bank_bytes == 0) {
+        exec_step_addr(in, 0) % bank_bytes == 0) {
         /* all lanes at one stride of k whole words (a column of a padded tile: k = 33):
          * lane l's word is w0 + l * k, in bank (w0 + l * k) mod 32; the lanes' words are
          * distinct (k != 0) and each bank that is hit holds gcd(k, 32) of them, one
          * wavefront each. k = 0: one word, a broadcast. */
-        uint64_t d = in->addr[1] - in->addr[0];
+        uint64_t d = in->addr_linear ? in->addr_step : in->addr[1] - in->addr[0];
         int ok = d % bank_bytes == 0;
-        for (int l = 2; l < 32 && ok; l++)
+        for (int l = 2; l < 32 && ok && !in->addr_linear; l++)
             ok = in->addr[l] - in->addr[l - 1] == d;
         if (ok) {
             uint64_t k = d / bank_bytes; /* mod 2^64: a negative stride's residue mod 32 */
@@ -112,8 +112,9 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
         for (uint32_t l = g0; l < g0 + per && l < 32; l++) {
             if (!((in->exec_mask >> l) & 1))
                 continue;
-            uint64_t w0 = div_by(in->addr[l], bank_bytes, bsh);
-            uint64_t w1 = div_by(in->addr[l] + size - 1, bank_bytes, bsh);
+            uint64_t a = exec_step_addr(in, (int)l);
+            uint64_t w0 = div_by(a, bank_bytes, bsh);
+            uint64_t w1 = div_by(a + size - 1, bank_bytes, bsh);
             for (uint64_t w = w0; w <= w1 && nw < 64; w++) {
                 uint32_t b = (uint32_t)(ksh >= 0 ? w & (banks - 1u) : w % banks) & 63u;
                 /* a word is new when its bank holds none yet; the same word as the bank's
@@ -178,8 +179,9 @@ uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t
     for (int l = 0; l < 32; l++) {
         if (!((in->exec_mask >> l) & 1))
             continue;
-        uint64_t s0 = div_by(in->addr[l], sector_bytes, ssh);
-        uint64_t s1 = div_by(in->addr[l] + size - 1, sector_bytes, ssh);
+        uint64_t a = exec_step_addr(in, l);
+        uint64_t s0 = div_by(a, sector_bytes, ssh);
+        uint64_t s1 = div_by(a + size - 1, sector_bytes, ssh);
         for (uint64_t s = s0; s <= s1; s++) {
             if (seen_sorted(sectors, n, s_up, s) || n == 64)
                 continue;
