@@ -45,9 +45,15 @@ static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
     uint32_t m = in->exec_mask;
     if (!m)
         return 0;
-    if (in->addr_linear && in->addr_step == size && size == in->mem_size) {
-        *base = in->addr_base; /* the executor saw it already */
-        return 1;
+    if (in->addr_linear) { /* the executor saw the lanes on a line already */
+        int l0 = __builtin_ctz(m);
+        if (in->addr_step == size) {
+            *base = in->addr_base;
+            return 1;
+        }
+        /* another stride: linear only with one active lane (as the loop below finds) */
+        *base = in->addr_base + (uint64_t)l0 * in->addr_step - (uint64_t)l0 * size;
+        return (m & (m - 1)) == 0;
     }
     int l0 = __builtin_ctz(m);
     uint64_t b = exec_step_addr(in, l0) - (uint64_t)l0 * size;
