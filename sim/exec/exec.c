@@ -591,8 +591,21 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
 {
     xwarp *W = &b->w[warp];
     uint32_t passed = 0;
-    if (ready_top(b, W) && b->p->pass_folded)
-        passed = pass_noops(b, W);
+    const exec_prog *p = b->p;
+    xframe *fr;
+    const xfunc *xf;
+    xsimt *t;
+    const xinsn *in = NULL;
+    if (ready_top(b, W)) {
+        fr = &W->frames[W->fp - 1];
+        xf = &p->funcs[fr->func];
+        t = &W->simt[W->sp - 1];
+        in = &xf->ins[t->pc];
+        if (in->noop && p->pass_folded) { /* the rare case: moves to pass over first */
+            passed = pass_noops(b, W);
+            in = NULL;
+        }
+    }
     if (W->state != EXEC_WARP_READY) {
         if (out && W->state == EXEC_WARP_DONE) {
             memset(out, 0, offsetof(exec_step_info, addr));
@@ -602,11 +615,12 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
             out->passed = passed;
         return WL_OK;
     }
-    const exec_prog *p = b->p;
-    xframe *fr = &W->frames[W->fp - 1];
-    const xfunc *xf = &p->funcs[fr->func];
-    xsimt *t = &W->simt[W->sp - 1];
-    const xinsn *in = &xf->ins[t->pc];
+    if (!in) { /* after passing over moves */
+        fr = &W->frames[W->fp - 1];
+        xf = &p->funcs[fr->func];
+        t = &W->simt[W->sp - 1];
+        in = &xf->ins[t->pc];
+    }
     uint64_t *regs = XR(W->regs, fr->reg_off);
     uint32_t active = t->mask;
     if (in->npre)

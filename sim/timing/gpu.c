@@ -363,12 +363,17 @@ static void teardown(tctx *c)
 /* The SM's next evaluation: the scheduler with the smallest (cycle, index); T_INF if none. */
 static uint64_t sm_next(const tctx *c, const tsm *sm, int *sub)
 {
+    /* without branches: which scheduler comes next changes from one evaluation to the next,
+     * and the host would mispredict a compare-and-branch */
     uint64_t t = T_INF;
-    for (int k = 0; k < c->nsub; k++)
-        if (sm->wake[k] < t) {
-            t = sm->wake[k];
-            *sub = k;
-        }
+    int s = *sub;
+    for (int k = 0; k < c->nsub; k++) {
+        uint64_t v = sm->wake[k];
+        int lt = v < t;
+        t = lt ? v : t;
+        s = lt ? k : s;
+    }
+    *sub = s;
     return t;
 }
 
