@@ -820,7 +820,8 @@ static void test_lean_steps(void **state)
             l.live != f.live || l.exec_mask != f.exec_mask || l.mem_space != f.mem_space ||
             l.mem_load != f.mem_load || l.mem_store != f.mem_store || l.mem_size != f.mem_size ||
             l.is_branch != f.is_branch || l.divergent != f.divergent || l.exited != f.exited ||
-            l.exit_mask != f.exit_mask || l.addr_linear != f.addr_linear || l.passed != f.passed)
+            l.exit_mask != f.exit_mask || l.addr_linear != f.addr_linear || l.passed != f.passed ||
+            !l.ran || !f.ran)
             fail_msg("step %d (pc %u): lean and full steps differ", n, f.pc);
         for (int k = 0; k < 32; k++)
             if (((f.exec_mask >> k) & 1) && f.mem_space &&
@@ -1008,6 +1009,40 @@ static void test_register_slots(void **state)
     kt_close(&t);
 }
 
+/* exec_step_info.ran: set when the step ran an instruction; a warp waiting at a barrier or
+ * finished runs nothing. */
+static const char bar2_ptx[] = HDR
+    ".visible .entry b2()\n{\nbar.sync 0;\nexit;\n}\n";
+
+static void test_step_ran(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, bar2_ptx, "b2");
+    exec_prog *p = kt_prog(&t, 1, 64, 0, 0);
+    uint32_t c[3] = {0, 0, 0};
+    exec_block *b = exec_block_create(p, c, &t.d);
+    assert_non_null(b);
+    static const struct { int warp, ran, exited; } seq[] = {
+        {0, 1, 0}, /* bar.sync: warp 0 waits for warp 1 */
+        {0, 0, 0}, /* nothing to run */
+        {1, 1, 0}, /* bar.sync: both go on */
+        {0, 1, 1}, /* exit */
+        {0, 0, 1}, /* finished */
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
+        exec_step_info in;
+        memset(&in, 0xa5, sizeof in);
+        assert_int_equal(exec_warp_step(b, seq[i].warp, &in, &t.d), WL_OK);
+        if (in.ran != seq[i].ran || (seq[i].exited && !in.exited))
+            fail_msg("step %zu (warp %d): ran %d exited %d, want %d and %d", i, seq[i].warp,
+                     in.ran, in.exited, seq[i].ran, seq[i].exited);
+    }
+    exec_block_destroy(b);
+    exec_prog_destroy(p);
+    kt_close(&t);
+}
+
 /* Whole-warp access forms at any stride (xmem.c warp_form: lane l at a0 + l * step): shared
  * memory filled with word i = i + 7, then read back at a stride of 33 words, at -31 words, as
  * 8-byte elements 16 bytes apart into a 64-bit register, one word by the odd lanes only (a
@@ -1120,6 +1155,7 @@ int main(void)
         cmocka_unit_test(test_register_slots),
         cmocka_unit_test(test_narrow_partial_writes),
         cmocka_unit_test(test_strided_forms),
+        cmocka_unit_test(test_step_ran),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

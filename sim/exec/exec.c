@@ -611,8 +611,10 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
             memset(out, 0, offsetof(exec_step_info, addr));
             out->exited = 1;
         }
-        if (out)
+        if (out) {
             out->passed = passed;
+            out->ran = 0;
+        }
         return WL_OK;
     }
     if (!in) { /* after passing over moves */
@@ -630,6 +632,7 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         fill_static(p->lean_steps, W, in, out);
         out->exec_mask = m;
         out->passed = passed;
+        out->ran = 1;
     }
     count_insn(b, in->op, m);
     wl_status st = WL_OK;

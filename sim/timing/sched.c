@@ -324,7 +324,8 @@ static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
     for (int i = 0; i < in->ndst; i++)
         ts->dst[i] = (uint32_t)in->func * c->kstride + (uint32_t)in->dst[i];
     ts->unroll = (ir->flags & PTX_F_UNROLL_CTL) != 0;
-    ts->fold = (uint8_t)folds(c, in);
+    /* folds() names moves, cvta, selp and cvt: never a branch or a barrier */
+    ts->fold = ts->ndst == 1 && !in->is_branch && !in->is_barrier ? (uint8_t)folds(c, in) : 0;
     ts->res = classify_static(c, in);
     ts->flags = in->opcode == PTX_OP_MEMBAR || in->opcode == PTX_OP_FENCE ? D_MEMBAR : 0;
     if (ir->mode != PTX_BAR_ARRIVE)
@@ -356,7 +357,6 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     tblock *b = w->blk;
     for (;;) {
         w->has_pending = 0;
-        uint64_t before = exec_block_counts(b->eb)->warp_insts;
         exec_step_info *info = &c->info;
         /* %clock/%clock64/%globaltimer read the cycle the instruction can issue first: the
          * next cycle after the previous issue (at its first instruction, the warp's start).
@@ -374,7 +374,7 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
             return st;
         /* no-op moves the executor passed over (exec_prog_pass_folded): folded, as below */
         c->res->folded_instructions += info->passed;
-        if (exec_block_counts(b->eb)->warp_insts == before + info->passed) {
+        if (!info->ran) {
             if (exec_warp_state_of(b->eb, w->bw) == EXEC_WARP_DONE) {
                 w->state = TW_DRAIN;
                 w->t_drain = max64(now + 1, w->mem_done);
@@ -405,8 +405,8 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
             fold = w->unroll_it % 4u != 3u ? 2 : 0;
             if (in->is_branch)
                 w->unroll_it++;
-        } else if (ts->ndst == 1 && !in->is_branch && !in->is_barrier) {
-            fold = ts->fold;
+        } else {
+            fold = ts->fold; /* 0 unless a move-like instruction with one destination */
         }
         if (!fold)
             break;
