@@ -45,7 +45,7 @@ void sb_clear(sb_t *s)
     s->overflow = s->otok = 0;
 }
 
-static int table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind)
+int sb_table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind)
 {
     if (key >= s->cap) {
         uint32_t nc = s->cap ? s->cap : 64;
@@ -66,55 +66,6 @@ static int table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind)
     s->ready[key] = ready;
     s->kind[key] = kind;
     return 0;
-}
-
-int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now)
-{
-    uint32_t h = key % SB_SLOTS, g = h ^ (SB_SLOTS / 2);
-    /* its own slot (of its two), else a free one (the first, then the second) */
-    if (s->key[h] != key && (s->key[g] == key || s->at[h] > now))
-        h = g;
-    if (s->key[h] == key || s->at[h] <= now) {
-        s->key[h] = key;
-        s->at[h] = ready;
-        s->kd[h] = kind;
-        if (ready >= MEM_TOKEN)
-            s->tokmask |= 1u << h;
-        else
-            s->tokmask &= ~(1u << h);
-        if (s->overflow && key < s->cap)
-            s->ready[key] = 0; /* an older entry there is superseded */
-        return 0;
-    }
-    s->overflow = 1;
-    if (ready >= MEM_TOKEN)
-        s->otok = 1;
-    return table_set(s, key, ready, kind);
-}
-
-void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now, uint64_t *T)
-{
-    static const int cond[3] = {C_WAIT, C_SHORT, C_LONG};
-    for (int i = 0; i < n; i++) {
-        uint32_t k = keys[i], h = k % SB_SLOTS;
-        uint64_t at = 0;
-        uint8_t kd = SB_FIXED;
-        if (s->key[h] != k)
-            h ^= SB_SLOTS / 2;
-        if (s->key[h] == k) {
-            at = s->at[h];
-            kd = s->kd[h];
-        }
-        if (s->overflow && k < s->cap && s->ready[k] > at) {
-            at = s->ready[k];
-            kd = s->kind[k];
-        }
-        if (at <= now || (waw && kd == SB_FIXED))
-            continue;
-        uint64_t *t = &T[cond[kd]];
-        if (at > *t)
-            *t = at;
-    }
 }
 
 void sb_resolve(sb_t *s, uint64_t token, uint64_t cycle)

@@ -278,11 +278,9 @@ typedef struct tctx {
 void sb_free(sb_t *s);
 /* Empties s (no pending writes), keeping its overflow table's memory. */
 void sb_clear(sb_t *s);
-/* Sets register `key` ready at `ready` with kind, at cycle now. 0 or WL_EUSAGE (no memory). */
-int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now);
-/* Raises T[C_LONG/C_SHORT/C_WAIT] for every listed register still pending after `now`;
- * waw: the registers are destinations (only variable-latency producers count). */
-void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now, uint64_t *T);
+/* sb_set's overflow table (sb.c): the entry of `key`, grown as needed. 0 or WL_EUSAGE. */
+int sb_table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind);
+/* sb_set and sb_deps (below, inline: called for every warp instruction). */
 
 /* Replaces the placeholder `token` (timing_int.h MEM_TOKEN) by the resolved cycle. */
 void sb_resolve(sb_t *s, uint64_t token, uint64_t cycle);
@@ -320,6 +318,59 @@ void mem_set_smem_pool(mem_t *m, uint32_t smem_bytes);
 #define MEM_TOKEN MEMSYS_TOKEN
 /* Stand-in for a cycle that waits on tokens (< T_INF: the warp is not at a barrier). */
 #define T_PEND (MEMSYS_TOKEN * 2)
+
+/* Sets register `key` ready at `ready` with kind, at cycle now. 0 or WL_EUSAGE (no memory). */
+static inline int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now)
+{
+    uint32_t h = key % SB_SLOTS, g = h ^ (SB_SLOTS / 2);
+    /* its own slot (of its two), else a free one (the first, then the second) */
+    if (s->key[h] != key && (s->key[g] == key || s->at[h] > now))
+        h = g;
+    if (s->key[h] == key || s->at[h] <= now) {
+        s->key[h] = key;
+        s->at[h] = ready;
+        s->kd[h] = kind;
+        if (ready >= MEM_TOKEN)
+            s->tokmask |= 1u << h;
+        else
+            s->tokmask &= ~(1u << h);
+        if (s->overflow && key < s->cap)
+            s->ready[key] = 0; /* an older entry there is superseded */
+        return 0;
+    }
+    s->overflow = 1;
+    if (ready >= MEM_TOKEN)
+        s->otok = 1;
+    return sb_table_set(s, key, ready, kind);
+}
+
+/* Raises T[C_LONG/C_SHORT/C_WAIT] for every listed register still pending after `now`;
+ * waw: the registers are destinations (only variable-latency producers count). */
+static inline void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, uint64_t now,
+                           uint64_t *T)
+{
+    static const int cond[3] = {C_WAIT, C_SHORT, C_LONG};
+    for (int i = 0; i < n; i++) {
+        uint32_t k = keys[i], h = k % SB_SLOTS;
+        uint64_t at = 0;
+        uint8_t kd = SB_FIXED;
+        if (s->key[h] != k)
+            h ^= SB_SLOTS / 2;
+        if (s->key[h] == k) {
+            at = s->at[h];
+            kd = s->kd[h];
+        }
+        if (s->overflow && k < s->cap && s->ready[k] > at) {
+            at = s->ready[k];
+            kd = s->kind[k];
+        }
+        if (at <= now || (waw && kd == SB_FIXED))
+            continue;
+        uint64_t *t = &T[cond[kd]];
+        if (at > *t)
+            *t = at;
+    }
+}
 uint64_t mem_access(mem_t *m, const mem_req *r);
 /* Host-cache hint: SM sm's L1 is asked for these sectors soon (changes nothing simulated). */
 void mem_prefetch(const mem_t *m, uint32_t sm, int local, const uint64_t *sectors, uint32_t n);
