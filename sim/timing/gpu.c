@@ -28,14 +28,6 @@
 #include "occupancy.h"
 #include "timing_int.h"
 
-void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t)
-{
-    (void)c;
-    uint64_t *w = &sp->sm->wake[sp->sub];
-    if (t < *w && t < MEM_TOKEN) /* a token: woken when it is resolved */
-        *w = t;
-}
-
 /* ---- block dispatch ------------------------------------------------------------------------ */
 
 static wl_status oom(tctx *c)

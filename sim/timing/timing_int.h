@@ -408,7 +408,15 @@ void sched_resolve(tw *w, uint64_t token, uint64_t cycle);
 void sched_settle(tctx *c, tw *w);
 
 /* gpu.c */
-void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t);
+/* Scheduler sp is evaluated at t at the latest (its SM's wake-up; a token is not a cycle: the
+ * scheduler is woken when the token is resolved). Inline: once per evaluation. */
+static inline void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t)
+{
+    (void)c;
+    uint64_t *w = &sp->sm->wake[sp->sub];
+    if (t < *w && t < MEM_TOKEN)
+        *w = t;
+}
 /* A block's last warp retired at t: frees its resources, dispatches the next block. */
 wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t);
 
