@@ -140,8 +140,9 @@ typedef struct {
      * before the warp finished, when exited is set and nothing ran); each is counted in
      * exec_counts as executed */
     uint32_t passed;
-    uint8_t ran;          /* exec_warp_step ran an instruction (0: the warp waits at a barrier
-                           * or has finished, and nothing else here is new but passed/exited) */
+    uint8_t ran;          /* exec_warp_step ran an instruction. 0: the warp waits at a barrier
+                           * (only passed is new) or has finished (exited set, the fields
+                           * before addr[] cleared) */
 } exec_step_info;
 
 /* Lane l's address of a memory step (space-relative for shared/local). */
