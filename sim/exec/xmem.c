@@ -240,18 +240,24 @@ static inline uint8_t *lane_at(uint8_t *h, uint64_t step, int l)
     return h + (ptrdiff_t)((uint64_t)l * step);
 }
 
+/* Value x into the lanes of m of D (all 32: one loop the compiler vectorises). */
+#define SET_LANES(D, x, m)                                                                     \
+    do {                                                                                       \
+        const uint64_t x_ = (x);                                                               \
+        if ((m) == XFULL)                                                                      \
+            for (int l_ = 0; l_ < 32; l_++)                                                    \
+                (D)[l_] = x_;                                                                  \
+        else                                                                                   \
+            for (uint32_t m_ = (m); m_; m_ &= m_ - 1)                                          \
+                (D)[__builtin_ctz(m_)] = x_;                                                   \
+    } while (0)
+
 /* Moves the lanes of m (all 32 or some) in one of the whole-warp forms; h is lane 0's address. */
 static void warp_move(uint64_t *D, uint8_t *h, uint32_t esz, int form, uint64_t step, int store,
                       uint32_t m)
 {
     if (form == XW_UNIFORM) { /* a load */
-        uint64_t x = load_le(h, esz);
-        if (m == XFULL)
-            for (int l = 0; l < 32; l++)
-                D[l] = x;
-        else
-            for (; m; m &= m - 1)
-                D[__builtin_ctz(m)] = x;
+        SET_LANES(D, load_le(h, esz), m);
     } else if (m != XFULL || form == XW_STRIDED) {
         /* lanes that do not execute touch neither memory nor registers */
         for (; m; m &= m - 1) {
@@ -287,12 +293,7 @@ static void warp_move32(uint32_t *D, uint8_t *h, int form, uint64_t step, int st
     if (form == XW_UNIFORM) { /* a load */
         uint32_t x;
         memcpy(&x, h, 4);
-        if (m == XFULL)
-            for (int l = 0; l < 32; l++)
-                D[l] = x;
-        else
-            for (; m; m &= m - 1)
-                D[__builtin_ctz(m)] = x;
+        SET_LANES(D, x, m);
     } else if (m != XFULL || form == XW_STRIDED) {
         for (; m; m &= m - 1) {
             int l = __builtin_ctz(m);

@@ -324,8 +324,9 @@ static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
     for (int i = 0; i < in->ndst; i++)
         ts->dst[i] = (uint32_t)in->func * c->kstride + (uint32_t)in->dst[i];
     ts->unroll = (ir->flags & PTX_F_UNROLL_CTL) != 0;
-    /* folds() names moves, cvta, selp and cvt: never a branch or a barrier */
-    ts->fold = ts->ndst == 1 && !in->is_branch && !in->is_barrier ? (uint8_t)folds(c, in) : 0;
+    /* folds() names moves, cvta, selp and cvt (never a branch or a barrier); a fold has
+     * one destination */
+    ts->fold = ts->ndst == 1 ? (uint8_t)folds(c, in) : 0;
     ts->res = classify_static(c, in);
     ts->flags = in->opcode == PTX_OP_MEMBAR || in->opcode == PTX_OP_FENCE ? D_MEMBAR : 0;
     if (ir->mode != PTX_BAR_ARRIVE)
