@@ -157,6 +157,75 @@ static int divergent_want(int i)
     return (i & 1) ? 0 : i < 10 ? i + 7 : i * 100;
 }
 
+/* Two functions with different register layouts called at the same depth, one after the other
+ * and on the two sides of a divergent branch: fn keeps only narrow (32-bit) registers, fw only
+ * wide (64-bit) ones, so their frames put 32-bit and 64-bit lanes in the same bytes of the
+ * warp's register stack at different times (xctl_call clears a callee's frame). */
+static const char layouts_ptx[] = HDR
+    ".func (.param .b32 rv) fn(.param .b32 a)\n{\n.reg .b32 %r<6>;\n"
+    "ld.param.b32 %r1, [a];\nmul.lo.u32 %r2, %r1, 3;\nadd.u32 %r3, %r2, 11;\n"
+    "xor.b32 %r4, %r3, %r1;\nst.param.b32 [rv], %r4;\nret;\n}\n"
+    ".func (.param .b64 rv) fw(.param .b64 a)\n{\n.reg .b64 %rd<6>;\n"
+    "ld.param.b64 %rd1, [a];\nmul.lo.u64 %rd2, %rd1, 4294967297;\nadd.u64 %rd3, %rd2, 5;\n"
+    "xor.b64 %rd4, %rd3, %rd1;\nst.param.b64 [rv], %rd4;\nret;\n}\n"
+    ".visible .entry k(.param .u64 out)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<12>;\n"
+    ".reg .b64 %rd<12>;\n"
+    "mov.u32 %r1, %tid.x;\n"
+    "{\n.param .b32 pa;\n.param .b32 pr;\nst.param.b32 [pa], %r1;\n"
+    "call.uni (pr), fn, (pa);\nld.param.b32 %r5, [pr];\n}\n"
+    "cvt.u64.u32 %rd5, %r5;\n"
+    "{\n.param .b64 qa;\n.param .b64 qr;\nst.param.b64 [qa], %rd5;\n"
+    "call.uni (qr), fw, (qa);\nld.param.b64 %rd6, [qr];\n}\n"
+    "cvt.u32.u64 %r6, %rd6;\nshr.u64 %rd7, %rd6, 32;\ncvt.u32.u64 %r7, %rd7;\n"
+    "{\n.param .b32 pa;\n.param .b32 pr;\nst.param.b32 [pa], %r7;\n"
+    "call.uni (pr), fn, (pa);\nld.param.b32 %r8, [pr];\n}\n"
+    "and.b32 %r2, %r1, 1;\nsetp.eq.u32 %p1, %r2, 1;\nmov.u32 %r9, 0;\n@%p1 bra ODD;\n"
+    "cvt.u64.u32 %rd8, %r1;\n"
+    "{\n.param .b64 qa;\n.param .b64 qr;\nst.param.b64 [qa], %rd8;\n"
+    "call (qr), fw, (qa);\nld.param.b64 %rd9, [qr];\n}\n"
+    "cvt.u32.u64 %r9, %rd9;\nbra.uni JOIN;\n"
+    "ODD:\nadd.u32 %r10, %r1, 1000;\n"
+    "{\n.param .b32 pa;\n.param .b32 pr;\nst.param.b32 [pa], %r10;\n"
+    "call (pr), fn, (pa);\nld.param.b32 %r9, [pr];\n}\n"
+    "JOIN:\n"
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n"
+    "st.global.u32 [%rd4], %r5;\nst.global.u32 [%rd4+256], %r6;\n"
+    "st.global.u32 [%rd4+512], %r8;\nst.global.u32 [%rd4+768], %r9;\n"
+    "ret;\n}\n";
+
+static uint32_t lay_fn(uint32_t a)
+{
+    return (a * 3u + 11u) ^ a;
+}
+
+static uint64_t lay_fw(uint64_t a)
+{
+    return (a * UINT64_C(4294967297) + 5u) ^ a;
+}
+
+static void test_call_layouts(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, layouts_ptx, "k");
+    uint32_t out[4 * 64];
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, d);
+    RUN_OK(kt_run(&t, 1, 64, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (uint32_t i = 0; i < 64; i++) {
+        uint32_t r5 = lay_fn(i);
+        uint64_t rd6 = lay_fw(r5);
+        uint32_t want[4] = {r5, (uint32_t)rd6, lay_fn((uint32_t)(rd6 >> 32)),
+                            i & 1 ? lay_fn(i + 1000) : (uint32_t)lay_fw(i)};
+        for (int k = 0; k < 4; k++)
+            if (out[k * 64 + i] != want[k])
+                fail_msg("value %d of thread %u: %u, want %u", k, i, out[k * 64 + i], want[k]);
+    }
+    kt_close(&t);
+}
+
 static void test_divergent_call_return(void **state)
 {
     (void)state;
@@ -1140,6 +1209,7 @@ int main(void)
         cmocka_unit_test(test_named_barrier_deadlock),
         cmocka_unit_test(test_barrier_count_mismatch),
         cmocka_unit_test(test_divergent_call_return),
+        cmocka_unit_test(test_call_layouts),
         cmocka_unit_test(test_guarded_call),
         cmocka_unit_test(test_step_api),
         cmocka_unit_test(test_pass_folded),
