@@ -128,12 +128,8 @@ static const char gcall_ptx[] = HDR
 static void run_call_case(const char *ptx, int (*want)(int))
 {
     kt t;
-    kt_text(&t, ptx, "k");
     int out[64];
-    uint64_t d = kt_buf(&t, NULL, sizeof out);
-    kt_arg(&t, 0, d);
-    RUN_OK(kt_run(&t, 1, 64, 0));
-    kt_get(&t, d, out, sizeof out);
+    kt_run_out(&t, ptx, "k", 64, out, sizeof out);
     for (int i = 0; i < 64; i++)
         if (out[i] != want(i))
             fail_msg("out[%d] = %d, want %d", i, out[i], want(i));
@@ -208,12 +204,8 @@ static void test_call_layouts(void **state)
 {
     (void)state;
     kt t;
-    kt_text(&t, layouts_ptx, "k");
     uint32_t out[4 * 64];
-    uint64_t d = kt_buf(&t, NULL, sizeof out);
-    kt_arg(&t, 0, d);
-    RUN_OK(kt_run(&t, 1, 64, 0));
-    kt_get(&t, d, out, sizeof out);
+    kt_run_out(&t, layouts_ptx, "k", 64, out, sizeof out);
     for (uint32_t i = 0; i < 64; i++) {
         uint32_t r5 = lay_fn(i);
         uint64_t rd6 = lay_fw(r5);
@@ -546,12 +538,8 @@ static void test_warp_forms(void **state)
 {
     (void)state;
     kt t;
-    kt_text(&t, warp2_ptx, "w2");
     uint32_t out[32 * 16];
-    uint64_t d = kt_buf(&t, NULL, sizeof out);
-    kt_arg(&t, 0, d);
-    RUN_OK(kt_run(&t, 1, 32, 0));
-    kt_get(&t, d, out, sizeof out);
+    kt_run_out(&t, warp2_ptx, "w2", 32, out, sizeof out);
     for (uint32_t l = 0; l < 32; l++) {
         const uint32_t *o = out + l * 16;
         uint32_t idx = (l & ~7u) | 2u;
@@ -1006,12 +994,8 @@ static void test_narrow_partial_writes(void **state)
 {
     (void)state;
     kt t;
-    kt_text(&t, narrow_ptx, "nw");
     uint32_t out[11 * 32];
-    uint64_t d = kt_buf(&t, NULL, sizeof out);
-    kt_arg(&t, 0, d);
-    RUN_OK(kt_run(&t, 1, 32, 0));
-    kt_get(&t, d, out, sizeof out);
+    kt_run_out(&t, narrow_ptx, "nw", 32, out, sizeof out);
     uint32_t r2[32];
     for (uint32_t l = 0; l < 32; l++)
         r2[l] = l < 16 ? l + 100 : 2 * (l + 100);

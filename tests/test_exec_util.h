@@ -115,6 +115,21 @@ static inline wl_status kt_run(kt *t, uint32_t grid, uint32_t block, uint32_t dy
     return kt_run3(t, grid, 1, block, 1, dyn);
 }
 
+/* The usual shape of a test: kernel `kernel` of `ptx`, its first parameter an output buffer of
+ * `bytes` (zeroed), one block of `threads`; the buffer is read back into out. t stays open
+ * (kt_close). */
+static inline void kt_run_out(kt *t, const char *ptx, const char *kernel, uint32_t threads,
+                              void *out, size_t bytes)
+{
+    kt_text(t, ptx, kernel);
+    uint64_t d = kt_buf(t, NULL, bytes);
+    kt_arg(t, 0, d);
+    wl_status s = kt_run(t, 1, threads, 0);
+    if (s != WL_OK)
+        fail_msg("launch of %s failed with %d: %s", kernel, s, t->err);
+    kt_get(t, d, out, bytes);
+}
+
 #define RUN_OK(expr)                                                                               \
     do {                                                                                           \
         wl_status s_ = (expr);                                                                     \
