@@ -34,6 +34,20 @@ static void expect(const sb_t *s, uint32_t key, uint64_t now, int k, uint64_t un
     }
 }
 
+/* expect() for each row of a table. */
+typedef struct {
+    uint32_t key;
+    uint64_t now;
+    int k;
+    uint64_t until;
+} sb_want;
+
+static void expect_all(const sb_t *s, const sb_want *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        expect(s, w[i].key, w[i].now, w[i].k, w[i].until);
+}
+
 static void test_read_and_overwrite(void **state)
 {
     (void)state;
@@ -86,21 +100,18 @@ static void test_shared_slots(void **state)
     assert_int_equal(sb_set(&s, K67, 70, SB_LONG, 0), 0);
     assert_int_equal(s.overflow, 1);
     assert_int_equal(sb_set(&s, K19, 80, SB_FIXED, 0), 0);
-    expect(&s, K3, 1, C_SHORT, 50);
-    expect(&s, K35, 1, C_SHORT, 60);
-    expect(&s, K67, 1, C_LONG, 70);
-    expect(&s, K19, 1, C_WAIT, 80);
-    expect(&s, K99, 1, C_WAIT, 0);
-    expect(&s, K51, 1, C_WAIT, 0);
+    static const sb_want at1[] = {{K3, 1, C_SHORT, 50},  {K35, 1, C_SHORT, 60},
+                                  {K67, 1, C_LONG, 70},  {K19, 1, C_WAIT, 80},
+                                  {K99, 1, C_WAIT, 0},   {K51, 1, C_WAIT, 0}};
+    expect_all(&s, at1, sizeof at1 / sizeof *at1);
     /* K3 has expired at 55: K35 writes again (its own slot), then K3, then K99 */
     assert_int_equal(sb_set(&s, K35, 100, SB_LONG, 55), 0);
     assert_int_equal(sb_set(&s, K3, 90, SB_SHORT, 56), 0);
     assert_int_equal(sb_set(&s, K99, 95, SB_SHORT, 57), 0);
-    expect(&s, K35, 58, C_LONG, 100);
-    expect(&s, K3, 58, C_SHORT, 90);
-    expect(&s, K99, 58, C_SHORT, 95);
-    expect(&s, K67, 58, C_LONG, 70);
-    expect(&s, K67, 70, C_LONG, 0);
+    static const sb_want at58[] = {{K35, 58, C_LONG, 100}, {K3, 58, C_SHORT, 90},
+                                   {K99, 58, C_SHORT, 95}, {K67, 58, C_LONG, 70},
+                                   {K67, 70, C_LONG, 0}};
+    expect_all(&s, at58, sizeof at58 / sizeof *at58);
     /* a key written again while it is pending: the new cycle (earlier or later) */
     assert_int_equal(sb_set(&s, K67, 65, SB_FIXED, 60), 0);
     expect(&s, K67, 61, C_WAIT, 65);
