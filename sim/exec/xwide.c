@@ -225,8 +225,6 @@ static int pre_uniform(exec_block *b, int warp, const xinsn *in, int k, uint64_t
         *v = (uint64_t)o->off + (o->base != XB_NONE ? W->frames[W->fp - 1].local_base : 0);
         return 1;
     }
-    uint64_t lin = ((uint64_t)b->ctaid[2] * g->grid[1] + b->ctaid[1]) * g->grid[0] +
-                   b->ctaid[0];
     int nsm = g->num_sms > 0 ? g->num_sms : 132;
     switch (sr) {
     case PTX_SR_TID_X: case PTX_SR_TID_Y: case PTX_SR_TID_Z: case PTX_SR_LANEID:
@@ -248,7 +246,12 @@ static int pre_uniform(exec_block *b, int warp, const xinsn *in, int k, uint64_t
         *v = 1; break;
     case PTX_SR_WARPID: *v = (uint64_t)warp; break;
     case PTX_SR_NWARPID: *v = 64; break;
-    case PTX_SR_SMID: *v = b->has_sm ? b->smid : lin % (uint64_t)nsm; break;
+    case PTX_SR_SMID: { /* functional mode: the block's linear index spread over the SMs */
+        uint64_t lin = ((uint64_t)b->ctaid[2] * g->grid[1] + b->ctaid[1]) * g->grid[0] +
+                       b->ctaid[0];
+        *v = b->has_sm ? b->smid : lin % (uint64_t)nsm;
+        break;
+    }
     case PTX_SR_NSMID: *v = (uint64_t)nsm; break;
     case PTX_SR_GRIDID: *v = 1; break;
     /* Functional mode has no clock: the block's warp-instruction count stands in for it

@@ -45,8 +45,8 @@ static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
     uint32_t m = in->exec_mask;
     if (!m)
         return 0;
+    int l0 = __builtin_ctz(m);
     if (in->addr_linear) { /* the executor saw the lanes on a line already */
-        int l0 = __builtin_ctz(m);
         if (in->addr_step == size) {
             *base = in->addr_base;
             return 1;
@@ -55,7 +55,6 @@ static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
         *base = in->addr_base + (uint64_t)l0 * in->addr_step - (uint64_t)l0 * size;
         return (m & (m - 1)) == 0;
     }
-    int l0 = __builtin_ctz(m);
     uint64_t b = exec_step_addr(in, l0) - (uint64_t)l0 * size;
     int ok = 1;
     for (int l = l0 + 1; l < 32; l++)
