@@ -507,6 +507,9 @@ void exec_warp_prefetch_state(const void *handle)
     __builtin_prefetch(&W->sp);
 }
 
+/* Register files up to this many units (4 KB per warp) are prefetched whole. */
+#define XPREFETCH_UNITS 32u
+
 static inline void prefetch_slot(const uint64_t *regs, int32_t slot, int nw)
 {
     const uint64_t *r = XR(regs, slot);
@@ -525,7 +528,19 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
     if (pc >= xf->n)
         return;
     const uint64_t *regs = XR(W->regs, fr->reg_off);
-    /* the next instruction (more were tried: docs/performance.md, eighth session) */
+    /* The whole register file of the frame when it is small (most kernels after xalloc: 5-20
+     * units of 128 bytes): a warp runs several instructions in the window that follows, each
+     * touching other slots, and the lines of all of them are wanted, not only the next one's
+     * (red_shuffle +10 %, lat_copy +7 %: docs/performance.md, tenth session). Immediates are
+     * read from the function's shared copy, scratch slots are written before they are read. */
+    if (xf->nregs <= XPREFETCH_UNITS) {
+        for (uint32_t u = 0; u < xf->nregs; u++) {
+            __builtin_prefetch(XR(regs, u), 0, 1); /* to L2: many lines, L1 is small */
+            __builtin_prefetch(XR(regs, u) + 8, 0, 1);
+        }
+        return;
+    }
+    /* else the next instruction's (more were tried: docs/performance.md, eighth session) */
     for (uint32_t i = pc; i < pc + 1 && i < xf->n; i++) {
         const xinsn *in = &xf->ins[i];
         /* registers and scratch slots (immediates are read from the function's shared

@@ -168,8 +168,9 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
 /* Host-cache hints for the timing model, which steps thousands of resident warps in turn, so a
  * warp's data is rarely still cached when it issues: exec_warp_prefetch_state asks for the
  * lines of the warp's stack state (given the warp's handle, so that no other line is needed to
- * find it); exec_warp_prefetch_regs (best once those have arrived) for the register lines its
- * next instruction reads and writes. Neither changes anything. */
+ * find it); exec_warp_prefetch_regs (best once those have arrived) for the register lines of
+ * its current frame (those its next instruction reads and writes when the frame is large).
+ * Neither changes anything. */
 const void *exec_warp_handle(const exec_block *b, int warp);
 void exec_warp_prefetch_state(const void *handle);
 void exec_warp_prefetch_regs(const exec_block *b, int warp);
