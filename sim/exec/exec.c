@@ -159,6 +159,16 @@ void exec_prog_destroy(exec_prog *p)
 /* ------------------------------------------------------------------------------------------ */
 /* Blocks and warps                                                                           */
 /* ------------------------------------------------------------------------------------------ */
+/* Register files up to this many units (4 KB per warp) are prefetched whole. */
+#define XPREFETCH_UNITS 32u
+/* Asks for the n register units at regs (two host lines each) in the host's L2; rw 1: to be
+ * written. Changes nothing. */
+#define PREFETCH_UNITS(regs, n, rw)                                                        \
+    for (uint32_t u_ = 0; u_ < (n); u_++) {                                                \
+        __builtin_prefetch(XR(regs, u_), rw, 1);                                           \
+        __builtin_prefetch(XR(regs, u_) + 8, rw, 1);                                       \
+    }
+
 /* Puts every warp at the kernel's first instruction with zeroed registers, local and shared
  * memory, for block index ctaid (allocations are reused). fresh: the register files were just
  * allocated (zeroed), else they hold a retired block's values. */
@@ -184,6 +194,8 @@ static void block_reset(exec_block *b, const uint32_t ctaid[3], int fresh)
          * nothing reads is written, never read; the others are not used), and the frames of
          * called functions (xctl_call clears a callee's registers). A new block's registers
          * are zero (calloc). */
+        if (!fresh && kf->nregs <= XPREFETCH_UNITS) /* host-cache hint: written soon */
+            PREFETCH_UNITS(W->regs, kf->nregs, 1);
         if (!fresh) /* the registers it may read before writing them (xinit.c) */
             for (uint32_t k = 0; k < kf->nclear; k++)
                 memset(XR(W->regs, kf->clear[2 * k]), 0,
@@ -449,7 +461,9 @@ static void fill_static(int lean, const xwarp *W, const xinsn *in, exec_step_inf
         _Static_assert(offsetof(exec_step_info, is_branch) == POST, "exec_step_info layout");
         memset((char *)out + M0, 0, M1 - M0);
         memset((char *)out + POST, 0, sizeof *out - POST);
-        out->opcode = in->ir->op;
+        /* in->op is the PTX opcode but for forms the executor rejects (PTX_OP_COUNT): the
+         * IR's line is read only then */
+        out->opcode = in->op < PTX_OP_COUNT ? in->op : in->ir->op;
     } else {
         describe(in, out);
     }
@@ -507,9 +521,6 @@ void exec_warp_prefetch_state(const void *handle)
     __builtin_prefetch(&W->sp);
 }
 
-/* Register files up to this many units (4 KB per warp) are prefetched whole. */
-#define XPREFETCH_UNITS 32u
-
 static inline void prefetch_slot(const uint64_t *regs, int32_t slot, int nw)
 {
     const uint64_t *r = XR(regs, slot);
@@ -534,10 +545,7 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
      * (red_shuffle +10 %, lat_copy +7 %: docs/performance.md, tenth session). Immediates are
      * read from the function's shared copy, scratch slots are written before they are read. */
     if (xf->nregs <= XPREFETCH_UNITS) {
-        for (uint32_t u = 0; u < xf->nregs; u++) {
-            __builtin_prefetch(XR(regs, u), 0, 1); /* to L2: many lines, L1 is small */
-            __builtin_prefetch(XR(regs, u) + 8, 0, 1);
-        }
+        PREFETCH_UNITS(regs, xf->nregs, 0); /* to L2: many lines, L1 is small */
         return;
     }
     /* else the next instruction's (more were tried: docs/performance.md, eighth session) */

@@ -4,6 +4,7 @@
 #ifndef WL_EXEC_INT_H
 #define WL_EXEC_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bits.h"
@@ -59,8 +60,12 @@ typedef struct {
     uint8_t nw;        /* the slot is narrow (only a move's destination, xinsn.pre_dst) */
 } xpre;
 
+/* One decoded instruction. Layout for the host caches: what every step reads (the header up
+ * to `ir`) fills the first 64 bytes, each operand has 64 bytes of its own, and the arrays of
+ * instructions are 64-byte aligned (xdec.c), so a step touches its header's line and the lines
+ * of the operands it uses. */
 typedef struct xinsn_s {
-    uint16_t op;
+    _Alignas(64) uint16_t op;
     uint8_t t0, t1, k0, k1, w0, w1; /* types, kinds, widths in bits */
     uint8_t unit, lat, vec, space;  /* space: XS_* for memory instructions */
     uint8_t mode, aop, cmp, boolop, round, mul, npre, nops;
@@ -68,22 +73,25 @@ typedef struct xinsn_s {
     int32_t guard;                  /* slot or -1 */
     uint8_t guard_neg;
     uint8_t guard_nw;               /* the guard's slot is narrow */
+    uint8_t lane;                   /* XL_*: how exec.c's functional fast lane runs it */
+    uint8_t noop;                   /* a folded move without effect (xalloc.c mark_noops) */
     int32_t target;                 /* bra: insn index; call: index into prog->calls */
     uint32_t reconv;                /* bra: reconvergence pc (XPC_END: function end) */
-    xpre pre[XNPRE];
-    xop o[XMAX_OPS];
-    const ptx_insn *ir;
+    uint8_t pre_dst;                /* a move of a special register or address: xwide_pre
+                                     * writes the destination itself (xdec.c) */
     /* Direct handler for the hottest plain forms (32-bit integer ALU ops, f32 add/mul/fma
      * round-to-nearest, moves); NULL: go through xop_exec's general dispatch. */
     void (*fast)(const struct xinsn_s *in, uint64_t *regs, uint32_t m);
-    uint8_t lane;                   /* XL_*: how exec.c's functional fast lane runs it */
-    uint8_t noop;                   /* a folded move without effect (xalloc.c mark_noops) */
-    uint8_t pre_dst;                /* a move of a special register or address: xwide_pre
-                                     * writes the destination itself (xdec.c) */
+    const ptx_insn *ir;
+    xop o[XMAX_OPS];
+    xpre pre[XNPRE];
     /* IR registers read and written (exec_step_info's src/dst), listed once at decode */
     uint8_t nsrc, ndst;
     int32_t src[EXEC_MAX_REGS], dst[EXEC_MAX_REGS];
 } xinsn;
+_Static_assert(offsetof(xinsn, ir) + sizeof(const ptx_insn *) <= 64, "xinsn: header in 64 bytes");
+_Static_assert(offsetof(xinsn, o) % 64 == 0 && sizeof(xop) == 64, "xinsn: an operand per line");
+_Static_assert(sizeof(xinsn) % 64 == 0, "xinsn: arrays keep the alignment");
 
 /* Forms the functional fast lane runs itself (run_fast in exec.c); XL_NONE: the general step. */
 enum { XL_NONE = 0, XL_FAST, XL_BRA, XL_LDST };

@@ -350,7 +350,10 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
     xf->off_param = xf->off_cp + align16(f->callparam_size);
     xf->off_ret = xf->off_param + (f->is_entry ? 0 : align16(f->param_size));
     xf->frame_bytes = xf->off_ret + align16(f->ret_size);
-    xf->ins = calloc(f->ninsns ? f->ninsns : 1, sizeof *xf->ins);
+    size_t nins = f->ninsns ? f->ninsns : 1;
+    xf->ins = aligned_alloc(64, nins * sizeof *xf->ins); /* a multiple of 64 (exec_int.h) */
+    if (xf->ins)
+        memset(xf->ins, 0, nins * sizeof *xf->ins);
     if (!xf->ins)
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory decoding '%s'", f->name);
     immtab it = {0};
