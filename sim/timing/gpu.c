@@ -455,6 +455,9 @@ static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
     }
 }
 
+/* How many completions ahead resolve_window asks for a warp's record. */
+#define RESOLVE_AHEAD 16u
+
 /* The end of a window: the L2/DRAM work its requests left pending is replayed in cycle order
  * (mem_resolve) and the warps waiting on it get their cycles (sched_resolve, sched_settle). */
 static wl_status resolve_window(tctx *c)
@@ -469,8 +472,13 @@ static wl_status resolve_window(tctx *c)
         return oom(c);
     tw **ws = c->scratch_resolve;
     size_t nw = 0;
+    /* the completions belong to warps all over the GPU, whose records left the host's caches
+     * since their SM's turn: each is asked for RESOLVE_AHEAD completions in advance (host-cache
+     * hints, changing nothing; lat_copy +6 %, docs/performance.md, tenth session) */
     for (size_t i = 0; i < n; i++) {
         tw *w = dn[i].owner;
+        if (i + RESOLVE_AHEAD < n)
+            prefetch_lines(dn[i + RESOLVE_AHEAD].owner, offsetof(tw, secs));
         sched_resolve(w, dn[i].token, dn[i].cycle);
         if (!w->resolving) {
             w->resolving = 1;
@@ -486,6 +494,11 @@ static wl_status resolve_window(tctx *c)
         }
     }
     for (size_t i = 0; i < nw; i++) { /* in the order their first request was replayed */
+        if (i + 4 < nw) { /* its scheduler's record (sched_refresh) */
+            const tw *f = ws[i + 4];
+            size_t k = (size_t)f->blk->sm * (size_t)c->nsub + f->slot % (uint32_t)c->nsub;
+            __builtin_prefetch(&c->sp[k]);
+        }
         ws[i]->resolving = 0;
         sched_settle(c, ws[i]);
     }
