@@ -413,15 +413,25 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
     for (size_t i = 0; i < nq; i++)
         m->order[m->cnt[m->dq[i].issue - lo]++] = (uint32_t)i;
     for (size_t k = 0; k < nq; k++) {
-        if (k + 16 < nq) { /* the replay knows what comes: the L2 sets a few requests ahead */
+        /* the replay knows what comes: the L2 sets (and a load's L1 set, whose SM ran long
+         * ago, for the fill below) a few requests ahead */
+        if (k + 16 < nq) {
             const struct dreq *f = &m->dq[m->order[k + 16]];
-            for (uint32_t o = 0; o < f->nop && o < 4; o++)
+            const cache_t *fl1 = m->l1[f->sm];
+            for (uint32_t o = 0; o < f->nop && o < 4; o++) {
                 l2_prefetch(m->l2, m->dops[f->op0 + o].line);
+                if (fl1 && m->dops[f->op0 + o].kind == MEMSYS_LOAD)
+                    cache_prefetch(fl1, m->dops[f->op0 + o].line);
+            }
         }
         if (k + 4 < nq) { /* and, their tags now at hand, the lines themselves */
             const struct dreq *f = &m->dq[m->order[k + 4]];
-            for (uint32_t o = 0; o < f->nop && o < 4; o++)
+            const cache_t *fl1 = m->l1[f->sm];
+            for (uint32_t o = 0; o < f->nop && o < 4; o++) {
                 l2_prefetch_line(m->l2, m->dops[f->op0 + o].line);
+                if (fl1 && m->dops[f->op0 + o].kind == MEMSYS_LOAD)
+                    cache_prefetch_line(fl1, m->dops[f->op0 + o].line);
+            }
         }
         uint32_t i = m->order[k];
         struct dreq *q = &m->dq[i];
