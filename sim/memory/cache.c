@@ -21,6 +21,7 @@ struct cache {
     cache_line *lines;      /* sets x ways, page-aligned (mmap): one line = one host cache line */
     size_t lines_bytes;
     uint64_t sets;
+    int sets_shift;         /* log2(sets) */
     uint32_t ways;
     int hashed;
     /* the way of a set holding key (tag + 1), or `ways`: picked once for the host (AVX2
@@ -80,6 +81,7 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     while (c->sets * 2 <= lines / ways)
         c->sets *= 2;
     c->ways = (uint32_t)(lines / c->sets);
+    c->sets_shift = __builtin_ctzll(c->sets);
     c->hashed = hashed;
     c->scan = scan_scalar;
 #ifdef CACHE_X86
@@ -137,7 +139,7 @@ static uint64_t set_of(const cache_t *c, uint64_t tag)
 {
     /* hashed: the low bits XOR a hash of the high bits, a permutation of every aligned block
      * of `sets` lines (contiguous data spread evenly, strides do not pile up in one set) */
-    return (tag ^ (c->hashed ? cache_hash(tag / c->sets) : 0)) & (c->sets - 1);
+    return (tag ^ (c->hashed ? cache_hash(tag >> c->sets_shift) : 0)) & (c->sets - 1);
 }
 
 /* set_of, remembering the last hashed set (a miss's find and alloc hash the tag once). */

@@ -60,6 +60,8 @@
 struct memsys {
     const arch_t *a;
     uint32_t nsm, spl;      /* SMs, sectors per line */
+    int spl_shift;          /* log2(spl) when spl is a power of two, else -1 */
+    uint32_t *part_of;      /* per SM: its L2 partition, sm * partitions / nsm */
     uint32_t partitions;
     uint64_t l1_lines;
     cache_t **l1;           /* per SM, created at its first access */
@@ -117,8 +119,15 @@ memsys_t *memsys_create(const arch_t *a)
     m->a = a;
     m->nsm = (uint32_t)a->sm_count;
     m->spl = (uint32_t)(a->line_bytes / a->sector_bytes);
+    m->spl_shift = -1;
+    for (int k = 0; k < 8; k++)
+        if (m->spl == 1u << k)
+            m->spl_shift = k;
     m->partitions = a->l2_partitions > 0 ? (uint32_t)a->l2_partitions : 1;
     m->l1 = calloc(m->nsm, sizeof *m->l1);
+    m->part_of = calloc(m->nsm, sizeof *m->part_of);
+    for (uint32_t sm = 0; m->part_of && sm < m->nsm; sm++)
+        m->part_of[sm] = (uint32_t)((uint64_t)sm * m->partitions / m->nsm);
     double clk = a->sm_clock_mhz > 0 ? a->sm_clock_mhz : 1000.0;
     uint32_t channels = a->mem_bus_bits >= 512 ? (uint32_t)(a->mem_bus_bits / 512) : 1;
     m->dram = dram_create(channels, a->dram_bandwidth_gbs * 1e3 / clk, MEMSYS_DRAM_QUEUE_CYCLES,
@@ -143,7 +152,7 @@ memsys_t *memsys_create(const arch_t *a)
                    .atomic_cycles = MEMSYS_ATOMIC_CYCLES,
                    .dram_sectors = MEMSYS_DRAM_SECTORS};
     m->l2 = m->dram ? l2_create(&c, m->dram) : NULL;
-    if (!m->l1 || !m->l2) {
+    if (!m->l1 || !m->part_of || !m->l2) {
         memsys_destroy(m);
         return NULL;
     }
@@ -163,6 +172,7 @@ void memsys_destroy(memsys_t *m)
         for (uint32_t s = 0; s < m->nsm; s++)
             cache_destroy(m->l1[s]);
     free(m->l1);
+    free(m->part_of);
     l2_destroy(m->l2);
     dram_destroy(m->dram);
     free(m->dq);
@@ -303,11 +313,18 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
     return done;
 }
 
+/* The line of sector s (a shift, not a division, in the usual case of 4 sectors per line:
+ * this runs for every sector of every request). */
+static inline uint64_t line_of(const memsys_t *m, uint64_t s)
+{
+    return m->spl_shift >= 0 ? s >> m->spl_shift : s / m->spl;
+}
+
 /* The lines of one request (shared by the immediate and the deferred path). */
 static uint64_t access_lines(memsys_t *m, uint32_t sm, memsys_kind kind, int local, uint64_t t,
                              const uint64_t *sectors, uint32_t n, uint32_t ops, struct dreq *q)
 {
-    uint32_t part = (uint32_t)((uint64_t)sm * m->partitions / m->nsm);
+    uint32_t part = m->part_of[sm];
     cache_t *l1 = l1_of(m, sm);
     uint64_t done = t;
     uint32_t nl = 0; /* lines so far */
@@ -315,11 +332,11 @@ static uint64_t access_lines(memsys_t *m, uint32_t sm, memsys_kind kind, int loc
         q->part = part;
     /* sectors come in lane order: consecutive sectors of one line are handled together */
     for (uint32_t i = 0; i < n;) {
-        uint64_t line = sectors[i] / m->spl;
+        uint64_t line = line_of(m, sectors[i]);
         uint8_t mask = 0;
         uint32_t j = i;
-        for (; j < n && sectors[j] / m->spl == line; j++)
-            mask |= (uint8_t)(1u << (sectors[j] % m->spl));
+        for (; j < n && line_of(m, sectors[j]) == line; j++)
+            mask |= (uint8_t)(1u << (sectors[j] - line * m->spl));
         /* an atomic's lanes spread over its sectors in proportion; its lines leave the SM
          * one after another */
         uint32_t lops = kind == MEMSYS_ATOMIC && ops ? (ops * (j - i) + n - 1) / n : 0;
@@ -361,8 +378,8 @@ void memsys_prefetch(const memsys_t *m, uint32_t sm, int local, const uint64_t *
 {
     const cache_t *l1 = m->l1[sm % m->nsm];
     for (uint32_t i = 0; l1 && i < n; i++)
-        if (i == 0 || sectors[i] / m->spl != sectors[i - 1] / m->spl)
-            cache_prefetch(l1, sectors[i] / m->spl | (local ? MEMSYS_LOCAL_TAG : 0));
+        if (i == 0 || line_of(m, sectors[i]) != line_of(m, sectors[i - 1]))
+            cache_prefetch(l1, line_of(m, sectors[i]) | (local ? MEMSYS_LOCAL_TAG : 0));
 }
 
 uint64_t memsys_min_l2_latency(const arch_t *a)
