@@ -29,6 +29,11 @@ static inline uint64_t div_by(uint64_t v, uint64_t d, int sh)
     return sh >= 0 ? v >> sh : v / d;
 }
 
+static inline uint64_t mod_by(uint64_t v, uint64_t d, int sh)
+{
+    return sh >= 0 ? v & (d - 1) : v % d;
+}
+
 /* Is w among the first n entries of list (searched newest first)? */
 static int listed(const uint64_t *list, uint32_t n, uint64_t w)
 {
@@ -66,7 +71,7 @@ static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
 /* lane_linear with a base aligned to the access size (then no lane's access straddles). */
 static int base_aligned_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
 {
-    return lane_linear(in, size, base) && *base % size == 0;
+    return lane_linear(in, size, base) && mod_by(*base, size, log2_exact(size)) == 0;
 }
 
 void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
@@ -74,7 +79,8 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
 {
     uint32_t size = in->mem_size ? in->mem_size : 4;
     uint32_t group_bytes = banks * bank_bytes; /* 128 */
-    uint32_t per = size <= bank_bytes ? 32 : group_bytes / size;
+    int bsh = log2_exact(bank_bytes), ksh = log2_exact(banks); /* shifts, not divisions */
+    uint32_t per = size <= bank_bytes ? 32 : (uint32_t)div_by(group_bytes, size, log2_exact(size));
     if (per == 0)
         per = 1;
     uint64_t base;
@@ -88,24 +94,24 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
         return;
     }
     if (size == bank_bytes && banks == 32 && in->exec_mask == 0xffffffffu &&
-        exec_step_addr(in, 0) % bank_bytes == 0) {
+        mod_by(exec_step_addr(in, 0), bank_bytes, bsh) == 0) {
         /* all lanes at one stride of k whole words (a column of a padded tile: k = 33):
          * lane l's word is w0 + l * k, in bank (w0 + l * k) mod 32; the lanes' words are
          * distinct (k != 0) and each bank that is hit holds gcd(k, 32) of them, one
          * wavefront each. k = 0: one word, a broadcast. */
         uint64_t d = in->addr_linear ? in->addr_step : in->addr[1] - in->addr[0];
-        int ok = d % bank_bytes == 0;
+        int ok = mod_by(d, bank_bytes, bsh) == 0;
         for (int l = 2; l < 32 && ok && !in->addr_linear; l++)
             ok = in->addr[l] - in->addr[l - 1] == d;
         if (ok) {
-            uint64_t k = d / bank_bytes; /* mod 2^64: a negative stride's residue mod 32 */
+            uint64_t k = div_by(d, bank_bytes, bsh); /* mod 2^64: a negative stride's residue
+                                                      * mod 32 */
             uint32_t km = (uint32_t)(k & 31u);
             *wavefronts = d == 0 ? 1u : km == 0 ? 32u : 1u << __builtin_ctz(km);
             *ideal = 1;
             return;
         }
     }
-    int bsh = log2_exact(bank_bytes), ksh = log2_exact(banks);
     uint32_t wf = 0, id = 0;
     for (uint32_t g0 = 0; g0 < 32; g0 += per) {
         uint64_t words[64];
@@ -160,8 +166,10 @@ uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t
     uint32_t n = 0, nl = 0;
     uint64_t lines[64];
     uint32_t size = in->mem_size ? in->mem_size : 1;
-    uint32_t spl = line_bytes / sector_bytes ? line_bytes / sector_bytes : 1;
-    int ssh = log2_exact(sector_bytes), lsh = log2_exact(spl);
+    int ssh = log2_exact(sector_bytes);
+    uint32_t spl = (uint32_t)div_by(line_bytes, sector_bytes, ssh);
+    spl = spl ? spl : 1;
+    int lsh = log2_exact(spl);
     uint32_t m = in->exec_mask;
     uint64_t base;
     if (m && ((m >> __builtin_ctz(m)) & ((m >> __builtin_ctz(m)) + 1)) == 0 &&

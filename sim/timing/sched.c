@@ -544,7 +544,8 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     }
     sp->mio_last = depart;
     sp->mio_ring[sp->mio_pos] = depart;
-    sp->mio_pos = (sp->mio_pos + 1) % c->queue_depth;
+    if (++sp->mio_pos == c->queue_depth) /* a ring (not %: a division per issue) */
+        sp->mio_pos = 0;
     /* room again when the oldest of the last `depth` entries has left */
     sp->qready[RES_MIO] = sp->qp[RES_MIO] = sp->mio_ring[sp->mio_pos]; /* no pipe: pready 0 */
     return ready;
@@ -560,7 +561,8 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     sp->lsu_free = depart + (uint64_t)a->issue_lsu;
     sp->lg_last = depart;
     sp->lg_ring[sp->lg_pos] = depart;
-    sp->lg_pos = (sp->lg_pos + 1) % c->queue_depth;
+    if (++sp->lg_pos == c->queue_depth)
+        sp->lg_pos = 0;
     sp->qready[RES_LG] = sp->qp[RES_LG] = sp->lg_ring[sp->lg_pos]; /* no pipe: pready 0 */
     uint32_t ns = g->nsec;
     uint64_t start = max64(depart, sp->sm->l1_free);
