@@ -439,8 +439,9 @@ static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
             if (sp->ens[i] >= end)
                 continue;
             const tw *w = sp->warps[i];
-            if (stage == PF_WARP) {
-                prefetch_lines(w, offsetof(tw, secs));
+            if (stage == PF_WARP) { /* and the first line of secs, which a global access's
+                                      * coalescing writes (lat_copy +3 %) */
+                prefetch_lines(w, offsetof(tw, secs) + 64);
                 continue;
             }
             if (w->state != TW_ACTIVE)
