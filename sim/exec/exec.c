@@ -194,7 +194,7 @@ static void block_reset(exec_block *b, const uint32_t ctaid[3], int fresh)
          * nothing reads is written, never read; the others are not used), and the frames of
          * called functions (xctl_call clears a callee's registers). A new block's registers
          * are zero (calloc). */
-        if (!fresh && kf->nregs <= XPREFETCH_UNITS) /* host-cache hint: written soon */
+        if (!fresh && p->prefetch_reuse && kf->nregs <= XPREFETCH_UNITS) /* written soon */
             PREFETCH_UNITS(W->regs, kf->nregs, 1);
         if (!fresh) /* the registers it may read before writing them (xinit.c) */
             for (uint32_t k = 0; k < kf->nclear; k++)
@@ -239,6 +239,11 @@ void exec_prog_no_op_counts(exec_prog *p)
 void exec_prog_lean_steps(exec_prog *p)
 {
     p->lean_steps = 1;
+}
+
+void exec_prog_prefetch_reuse(exec_prog *p)
+{
+    p->prefetch_reuse = 1;
 }
 
 void exec_prog_slots(const exec_prog *p, uint32_t *regs, uint32_t *imm, uint32_t *declared)

@@ -82,6 +82,11 @@ void exec_prog_no_op_counts(exec_prog *p);
  * that keeps what it derived from an instruction (the timing model's tstatic) and reads those
  * once per instruction with exec_insn_describe. */
 void exec_prog_lean_steps(exec_prog *p);
+/* From now on a reused block asks the host for its warps' register lines before writing them:
+ * for the timing model, whose blocks run interleaved with thousands of others, so a retired
+ * block's registers have left the host's caches (launch_kernel runs blocks one at a time and
+ * finds them cached: there the hints would cost, vecadd -7 %). Changes nothing simulated. */
+void exec_prog_prefetch_reuse(exec_prog *p);
 
 /* A CTA at block index (x, y, z), all its warps at the first instruction. NULL on out of memory
  * (d set). */

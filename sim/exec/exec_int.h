@@ -161,6 +161,7 @@ struct exec_prog {
     int pass_folded;                 /* exec_prog_pass_folded */
     int no_op_counts;                /* exec_prog_no_op_counts */
     int lean_steps;                  /* exec_prog_lean_steps */
+    int prefetch_reuse;              /* exec_prog_prefetch_reuse */
 };
 
 typedef struct {

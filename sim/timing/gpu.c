@@ -583,6 +583,7 @@ wl_status timing_run(const ptx_module *m, const ptx_func *k, const arch_t *a,
         exec_prog_pass_folded(c.prog);
         exec_prog_no_op_counts(c.prog); /* the timing model counts what it issues */
         exec_prog_lean_steps(c.prog);   /* and keeps what it derives per instruction */
+        exec_prog_prefetch_reuse(c.prog); /* blocks interleaved: a reused one is cold */
         st = setup(&c, cfg);
     }
     res->nblocks = c.nblocks;
