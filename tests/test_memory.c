@@ -11,8 +11,10 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arch.h"
+#include "cache.h"
 #include "memsys.h"
 #include "testutil.h"
 
@@ -306,6 +308,99 @@ static void test_bad_arch(void **state)
     assert_null(memsys_create(&b));
 }
 
+/* The tag store against a reference LRU (each set a list of tags, most recent first) over a
+ * long random sequence of finds, peeks and allocations: every hit and miss, every evicted tag
+ * and its dirty bits must agree. The set count and associativity follow cache_create's rule
+ * (cache.h); the hashed index is recomputed with cache_hash as cache.c does. */
+#define REF_WAYS 64
+typedef struct {
+    uint64_t tag[REF_WAYS];
+    uint8_t dirty[REF_WAYS];
+    uint32_t n;
+} ref_set;
+
+static void check_lru(uint64_t lines, uint32_t ways_req, int hashed, uint32_t seed)
+{
+    cache_t *c = cache_create(lines, ways_req, hashed);
+    assert_non_null(c);
+    uint64_t sets = 1;
+    while (sets * 2 <= lines / ways_req)
+        sets *= 2;
+    uint32_t ways = (uint32_t)(lines / sets);
+    assert_true(ways <= REF_WAYS);
+    expect("capacity", cache_capacity_lines(c), sets * ways);
+    ref_set *ref = calloc(sets, sizeof *ref);
+    assert_non_null(ref);
+    uint64_t x = seed, range = 2 * sets * ways + 7, hits = 0, evictions = 0;
+    for (int op = 0; op < 40000; op++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t tag = (x >> 33) % range + (hashed ? 1000003u : 0);
+        uint64_t set = hashed ? (tag ^ cache_hash(tag / sets)) & (sets - 1) : tag & (sets - 1);
+        ref_set *r = &ref[set];
+        uint32_t at = 0;
+        while (at < r->n && r->tag[at] != tag)
+            at++;
+        int present = at < r->n;
+        if ((x >> 20) % 8 == 0) { /* a peek: no change of order */
+            cache_line *L = cache_peek(c, tag);
+            if ((L != NULL) != present)
+                fail_msg("op %d: peek of %llu: %s, reference %s", op, (unsigned long long)tag,
+                         L ? "found" : "absent", present ? "present" : "absent");
+            continue;
+        }
+        cache_line *L = cache_find(c, tag);
+        if ((L != NULL) != present)
+            fail_msg("op %d: find of %llu: %s, reference %s", op, (unsigned long long)tag,
+                     L ? "hit" : "miss", present ? "hit" : "miss");
+        uint8_t dirty = (uint8_t)((x >> 40) & 15);
+        if (L) {
+            hits++;
+            uint8_t d0 = r->dirty[at];
+            memmove(&r->tag[1], &r->tag[0], at * sizeof r->tag[0]);
+            memmove(&r->dirty[1], &r->dirty[0], at * sizeof r->dirty[0]);
+            r->tag[0] = tag;
+            r->dirty[0] = d0 | dirty;
+            L->dirty |= dirty;
+            continue;
+        }
+        uint64_t vtag = 1;
+        uint8_t vdirty = 1;
+        L = cache_alloc(c, tag, &vtag, &vdirty);
+        assert_non_null(L);
+        if (r->n == ways) { /* the reference's least recent goes */
+            evictions++;
+            if (vtag != r->tag[ways - 1] || vdirty != r->dirty[ways - 1])
+                fail_msg("op %d: allocating %llu evicted %llu (dirty %u), reference %llu (%u)", op,
+                         (unsigned long long)tag, (unsigned long long)vtag, vdirty,
+                         (unsigned long long)r->tag[ways - 1], r->dirty[ways - 1]);
+            r->n--;
+        } else if (vtag != 0 || vdirty != 0) {
+            fail_msg("op %d: a free way reported victim %llu", op, (unsigned long long)vtag);
+        }
+        memmove(&r->tag[1], &r->tag[0], r->n * sizeof r->tag[0]);
+        memmove(&r->dirty[1], &r->dirty[0], r->n * sizeof r->dirty[0]);
+        r->tag[0] = tag;
+        r->dirty[0] = dirty;
+        r->n++;
+        L->dirty = dirty;
+    }
+    /* the sequence exercised both paths */
+    assert_true(hits > 1000);
+    assert_true(evictions > 1000);
+    free(ref);
+    cache_destroy(c);
+}
+
+static void test_cache_lru(void **state)
+{
+    (void)state;
+    check_lru(64, 16, 0, 1);        /* 4 sets of 16 ways */
+    check_lru(62, 16, 0, 2);        /* 2 sets of 31 ways (the most cache_create makes) */
+    check_lru(4096, 16, 1, 3);      /* hashed: 256 sets of 16 */
+    check_lru(480, 16, 1, 4);       /* hashed: 16 sets of 30 ways, as the H200's L2 */
+    check_lru(8, 16, 0, 5);         /* fewer lines than ways: one set of 8 */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_footprints),
         cmocka_unit_test(test_l1_carveout),    cmocka_unit_test(test_local_tags),
         cmocka_unit_test(test_writeback),      cmocka_unit_test(test_bad_arch),
+        cmocka_unit_test(test_cache_lru),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

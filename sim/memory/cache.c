@@ -10,14 +10,27 @@
 #define CACHE_X86 1
 #endif
 
-/* Replacement is exact LRU kept as one doubly linked recency list per set (most recent at the
- * head), so a hit moves its way to the head and a miss takes the tail: no scan of use stamps.
- * Ways are used in order 0, 1, ... (never freed), so a set's free ways are those >= fill. */
+/* Replacement is exact LRU kept as a recency rank per way (0 = most recently used, fill - 1 =
+ * least), all of a set's ranks and its fill count in one 64-byte record: a use of the way of
+ * rank r adds one to every rank below r and makes its own 0 (one vector operation on 32 ranks),
+ * a miss takes the way of rank ways - 1 (a vector compare). Ways are used in order 0, 1, ...
+ * (never freed), so a set's free ways are those >= fill; their rank is CACHE_RANK_FREE, which no
+ * use ever lowers. (The same order a doubly linked recency list keeps, in one host line instead
+ * of five arrays.) */
+#define CACHE_RANK_FREE 0x7f
+#define CACHE_META_WAYS 32 /* ranks per record: cache_create keeps ways <= this */
+typedef struct {
+    _Alignas(64) uint8_t rank[CACHE_META_WAYS];
+    uint8_t fill;           /* ways in use */
+    uint8_t pad_[31];
+} cache_meta;
+
 struct cache {
     uint64_t *tags;         /* sets x ways: tag + 1, 0 = free (the scan touches only these) */
-    uint16_t *prev, *next;  /* sets x ways: the recency list (way indexes within the set) */
-    uint16_t *head, *tail;  /* per set: most and least recently used way */
-    uint16_t *fill;         /* per set: ways in use */
+    cache_meta *meta;       /* per set: recency ranks and fill (page-aligned, lazily zeroed) */
+    size_t meta_bytes;
+    uint8_t *vict;          /* per set: the way a miss takes (fill, or the least recent), kept
+                               apart so that a prefetch hint finds it without the record */
     cache_line *lines;      /* sets x ways, page-aligned (mmap): one line = one host cache line */
     size_t lines_bytes;
     uint64_t sets;
@@ -28,6 +41,9 @@ struct cache {
      * compares four tags per instruction; tags are unique in a set, so the first match is the
      * only one and every scan finds the same way) */
     uint32_t (*scan)(const uint64_t *t, uint32_t ways, uint64_t key);
+    /* makes the way of rank r (r = fill for a new way) the most recent: every rank below r
+     * goes up by one (picked once for the host, like scan) */
+    void (*promote)(uint8_t *rank, uint8_t r);
     /* the last hashed set computed (find, then alloc of the same tag on a miss) */
     uint64_t memo_tag, memo_set;
 };
@@ -55,6 +71,43 @@ __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint64_t *t, uin
     return w + scan_scalar(t + w, ways - w, key);
 }
 #endif
+
+static void promote_scalar(uint8_t *rank, uint8_t r)
+{
+    for (int i = 0; i < CACHE_META_WAYS; i++)
+        rank[i] = (uint8_t)(rank[i] + (rank[i] < r));
+}
+
+#ifdef CACHE_X86
+__attribute__((target("avx2"))) static void promote_avx2(uint8_t *rank, uint8_t r)
+{
+    /* ranks are below 0x80 (CACHE_RANK_FREE included): a signed byte compare is exact */
+    __m256i v = _mm256_load_si256((const __m256i *)(const void *)rank);
+    __m256i lt = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)r), v); /* rank < r: all ones */
+    _mm256_store_si256((__m256i *)(void *)rank, _mm256_sub_epi8(v, lt));
+}
+
+__attribute__((target("avx2"))) static uint32_t rank_find_avx2(const uint8_t *rank, uint8_t r)
+{
+    __m256i v = _mm256_load_si256((const __m256i *)(const void *)rank);
+    uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8((char)r)));
+    return (uint32_t)__builtin_ctz(m);
+}
+#endif
+
+/* The way whose rank is r (it exists: r < fill). */
+static uint32_t rank_find(const cache_t *c, const uint8_t *rank, uint8_t r)
+{
+#ifdef CACHE_X86
+    if (c->promote == promote_avx2)
+        return rank_find_avx2(rank, r);
+#endif
+    (void)c;
+    uint32_t w = 0;
+    while (rank[w] != r)
+        w++;
+    return w;
+}
 
 uint64_t cache_hash(uint64_t x)
 {
@@ -84,9 +137,12 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     c->sets_shift = __builtin_ctzll(c->sets);
     c->hashed = hashed;
     c->scan = scan_scalar;
+    c->promote = promote_scalar;
 #ifdef CACHE_X86
-    if (__builtin_cpu_supports("avx2"))
+    if (__builtin_cpu_supports("avx2")) {
         c->scan = scan_avx2;
+        c->promote = promote_avx2;
+    }
 #endif
     c->memo_tag = UINT64_MAX; /* no line number is all ones (a 128-byte line of 2^64 bytes) */
     /* anonymous mmap: page-aligned and zero-filled lazily (untouched sets cost nothing) */
@@ -102,13 +158,16 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
 #endif
     size_t n = (size_t)(c->sets * c->ways);
     c->tags = calloc(n, sizeof *c->tags);
-    c->prev = malloc(n * sizeof *c->prev);
-    c->next = malloc(n * sizeof *c->next);
-    c->head = calloc((size_t)c->sets, sizeof *c->head);
-    c->tail = calloc((size_t)c->sets, sizeof *c->tail);
-    c->fill = calloc((size_t)c->sets, sizeof *c->fill);
-    if (!c->lines || !c->tags || !c->prev || !c->next || !c->head || !c->tail || !c->fill ||
-        c->ways > UINT16_MAX) {
+    /* the records: aligned for the vector operations; free ranks set on a set's first use
+     * (cache_alloc), so untouched sets stay untouched pages */
+    c->meta_bytes = (size_t)c->sets * sizeof *c->meta;
+    void *q = c->ways <= CACHE_META_WAYS
+                  ? mmap(NULL, c->meta_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                         -1, 0)
+                  : MAP_FAILED;
+    c->meta = q == MAP_FAILED ? NULL : q;
+    c->vict = calloc((size_t)c->sets, 1);
+    if (!c->lines || !c->tags || !c->meta || !c->vict) {
         cache_destroy(c);
         return NULL;
     }
@@ -122,11 +181,9 @@ void cache_destroy(cache_t *c)
     if (c->lines)
         munmap(c->lines, c->lines_bytes);
     free(c->tags);
-    free(c->prev);
-    free(c->next);
-    free(c->head);
-    free(c->tail);
-    free(c->fill);
+    if (c->meta)
+        munmap(c->meta, c->meta_bytes);
+    free(c->vict);
     free(c);
 }
 
@@ -154,27 +211,17 @@ static uint64_t set_memo(cache_t *c, uint64_t tag)
     return c->memo_set;
 }
 
-/* Makes way w of the set at `base` (index set) the most recently used; `fresh`: w is not in
- * the list yet. */
-static void touch(cache_t *c, uint64_t set, uint64_t base, uint16_t w, int fresh)
+/* Makes way w of set `set` the most recently used; a full set's next victim changes when w
+ * was the least recent. */
+static inline void touch(cache_t *c, uint64_t set, uint32_t w)
 {
-    uint16_t *prev = c->prev + base, *next = c->next + base;
-    if (!fresh) {
-        if (c->head[set] == w)
-            return;
-        /* unlink (w is not the head, so it has a predecessor) */
-        next[prev[w]] = next[w];
-        if (c->tail[set] == w)
-            c->tail[set] = prev[w];
-        else
-            prev[next[w]] = prev[w];
-    } else if (c->fill[set] == 1) { /* the set's first way */
-        c->head[set] = c->tail[set] = w;
-        return;
-    }
-    next[w] = c->head[set];
-    prev[c->head[set]] = w;
-    c->head[set] = w;
+    cache_meta *mt = &c->meta[set];
+    uint8_t r = mt->rank[w];
+    if (r != 0)
+        c->promote(mt->rank, r);
+    mt->rank[w] = 0;
+    if (mt->fill == c->ways && r == c->ways - 1)
+        c->vict[set] = (uint8_t)rank_find(c, mt->rank, (uint8_t)(c->ways - 1));
 }
 
 cache_line *cache_find(cache_t *c, uint64_t tag)
@@ -183,14 +230,14 @@ cache_line *cache_find(cache_t *c, uint64_t tag)
     uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
     if (w == c->ways)
         return NULL;
-    touch(c, set, base, (uint16_t)w, 0);
+    touch(c, set, w);
     return &c->lines[base + w];
 }
 
 /* The way a miss in `set` would take (cache_alloc's choice). */
-static uint16_t victim(const cache_t *c, uint64_t set)
+static uint32_t victim(const cache_t *c, uint64_t set)
 {
-    return c->fill[set] < c->ways ? c->fill[set] : c->tail[set];
+    return c->vict[set];
 }
 
 void cache_prefetch(const cache_t *c, uint64_t tag)
@@ -198,9 +245,8 @@ void cache_prefetch(const cache_t *c, uint64_t tag)
     uint64_t set = set_of(c, tag), base = set * c->ways;
     for (uint32_t w = 0; w < c->ways; w += 8) /* 8 per 64-byte host line */
         __builtin_prefetch(c->tags + base + w);
-    __builtin_prefetch(c->prev + base);
-    __builtin_prefetch(c->next + base);
-    /* the line a miss would evict and clear (fill and tail are small: a set's 2 bytes each) */
+    __builtin_prefetch(&c->meta[set], 1);
+    /* the line a miss would evict and clear (from the set's record) */
     __builtin_prefetch(&c->lines[base + victim(c, set)], 1);
 }
 
@@ -221,17 +267,22 @@ cache_line *cache_peek(cache_t *c, uint64_t tag)
 cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty)
 {
     uint64_t set = set_memo(c, tag), base = set * c->ways, *t = c->tags + base;
-    uint16_t v;
-    int fresh = c->fill[set] < c->ways;
-    if (fresh) /* a free way: the lowest one */
-        v = c->fill[set]++;
-    else       /* the least recently used */
-        v = c->tail[set];
+    cache_meta *mt = &c->meta[set];
+    uint32_t v;
+    if (mt->fill == 0) /* the set's first use: every way free */
+        memset(mt->rank, CACHE_RANK_FREE, sizeof mt->rank);
+    v = c->vict[set]; /* a free way (the lowest), else the least recently used */
+    if (mt->fill < c->ways) { /* ranked below every used one until touched */
+        mt->fill++;
+        mt->rank[v] = mt->fill - 1;
+    }
     cache_line *L = &c->lines[base + v];
     *vtag = t[v] ? t[v] - 1 : 0;
     *vdirty = t[v] ? L->dirty : 0;
     memset(L, 0, sizeof *L);
     t[v] = tag + 1;
-    touch(c, set, base, v, fresh);
+    touch(c, set, v);
+    if (mt->fill < c->ways) /* (touch found the least recent once the set was full) */
+        c->vict[set] = mt->fill;
     return L;
 }
