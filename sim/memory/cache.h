@@ -24,8 +24,8 @@ typedef struct {
     uint64_t near[2];                   /* L2: stamp of the last near touch per partition */
     uint64_t ready[CACHE_MAX_SECTORS];  /* cycle each sector's fill completes */
     uint8_t valid, dirty;               /* one bit per sector */
-    /* 64 bytes (one host cache line) with 4 sectors; the tags (line numbers) and LRU stamps
-     * are kept apart so that a set scan touches only them */
+    /* 64 bytes (one host cache line) with 4 sectors; the tags (line numbers) and recency
+     * ranks are kept apart so that a set scan touches only them */
 } cache_line;
 
 typedef struct cache cache_t;
@@ -44,7 +44,7 @@ uint64_t cache_capacity_lines(const cache_t *c);
 cache_line *cache_find(cache_t *c, uint64_t tag);
 /* The same without counting as a use (the replacement order is unchanged). */
 cache_line *cache_peek(cache_t *c, uint64_t tag);
-/* Asks the host to bring the tags and recency list of tag's set, and the line a miss would
+/* Asks the host to bring the tags and recency ranks of tag's set, and the line a miss would
  * evict, into its caches: a hint for a lookup soon (changes nothing simulated). */
 void cache_prefetch(const cache_t *c, uint64_t tag);
 /* A later hint for the same lookup, once the tags are in the host's caches: brings in the
