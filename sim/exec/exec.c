@@ -164,10 +164,12 @@ void exec_prog_destroy(exec_prog *p)
 /* Asks for the n register units at regs (two host lines each) in the host's L2; rw 1: to be
  * written. Changes nothing. */
 #define PREFETCH_UNITS(regs, n, rw)                                                        \
-    for (uint32_t u_ = 0; u_ < (n); u_++) {                                                \
-        __builtin_prefetch(XR(regs, u_), rw, 1);                                           \
-        __builtin_prefetch(XR(regs, u_) + 8, rw, 1);                                       \
-    }
+    do {                                                                                   \
+        for (uint32_t u_ = 0; u_ < (n); u_++) {                                            \
+            __builtin_prefetch(XR(regs, u_), rw, 1);                                       \
+            __builtin_prefetch(XR(regs, u_) + 8, rw, 1);                                   \
+        }                                                                                  \
+    } while (0)
 
 /* Puts every warp at the kernel's first instruction with zeroed registers, local and shared
  * memory, for block index ctaid (allocations are reused). fresh: the register files were just

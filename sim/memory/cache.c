@@ -161,10 +161,9 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     /* the records: aligned for the vector operations; free ranks set on a set's first use
      * (cache_alloc), so untouched sets stay untouched pages */
     c->meta_bytes = (size_t)c->sets * sizeof *c->meta;
-    void *q = c->ways <= CACHE_META_WAYS
-                  ? mmap(NULL, c->meta_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                         -1, 0)
-                  : MAP_FAILED;
+    void *q = MAP_FAILED;
+    if (c->ways <= CACHE_META_WAYS)
+        q = mmap(NULL, c->meta_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     c->meta = q == MAP_FAILED ? NULL : q;
     c->vict = calloc((size_t)c->sets, 1);
     if (!c->lines || !c->tags || !c->meta || !c->vict) {

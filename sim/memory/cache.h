@@ -32,8 +32,9 @@ typedef struct cache cache_t;
 
 /* A cache of about `lines` lines: the set count is the largest power of two <= lines / ways
  * and the associativity becomes lines / sets (>= ways), so capacity is kept within one set's
- * worth. hashed: XOR-hashed set index (else line modulo sets). NULL when out of memory or
- * lines == 0. */
+ * worth. hashed: XOR-hashed set index (else line modulo sets). NULL when out of memory,
+ * lines == 0, or the associativity comes out above 32 (the recency ranks of a set fill one
+ * 32-byte vector; ways <= 16 always gives at most 31). */
 cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed);
 void cache_destroy(cache_t *c);
 /* Lines the cache holds (sets x ways). */
