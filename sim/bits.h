@@ -14,4 +14,11 @@ static inline uint32_t wl_popc32(uint32_t v)
     return (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
+/* log2(v) when v is a power of two, else -1: for dividing by arch numbers (sector and line
+ * sizes, banks) with a shift, keeping the exact division for other values. */
+static inline int wl_log2_exact(uint64_t v)
+{
+    return v && !(v & (v - 1)) ? __builtin_ctzll(v) : -1;
+}
+
 #endif

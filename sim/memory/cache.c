@@ -44,6 +44,8 @@ struct cache {
     /* makes the way of rank r (r = fill for a new way) the most recent: every rank below r
      * goes up by one (picked once for the host, like scan) */
     void (*promote)(uint8_t *rank, uint8_t r);
+    /* the way whose rank is r (it exists: r < fill) */
+    uint32_t (*find_rank)(const uint8_t *rank, uint8_t r);
     /* the last hashed set computed (find, then alloc of the same tag on a miss) */
     uint64_t memo_tag, memo_set;
 };
@@ -72,6 +74,14 @@ __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint64_t *t, uin
 }
 #endif
 
+static uint32_t rank_find_scalar(const uint8_t *rank, uint8_t r)
+{
+    uint32_t w = 0;
+    while (rank[w] != r)
+        w++;
+    return w;
+}
+
 static void promote_scalar(uint8_t *rank, uint8_t r)
 {
     for (int i = 0; i < CACHE_META_WAYS; i++)
@@ -95,19 +105,6 @@ __attribute__((target("avx2"))) static uint32_t rank_find_avx2(const uint8_t *ra
 }
 #endif
 
-/* The way whose rank is r (it exists: r < fill). */
-static uint32_t rank_find(const cache_t *c, const uint8_t *rank, uint8_t r)
-{
-#ifdef CACHE_X86
-    if (c->promote == promote_avx2)
-        return rank_find_avx2(rank, r);
-#endif
-    (void)c;
-    uint32_t w = 0;
-    while (rank[w] != r)
-        w++;
-    return w;
-}
 
 uint64_t cache_hash(uint64_t x)
 {
@@ -138,10 +135,12 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     c->hashed = hashed;
     c->scan = scan_scalar;
     c->promote = promote_scalar;
+    c->find_rank = rank_find_scalar;
 #ifdef CACHE_X86
     if (__builtin_cpu_supports("avx2")) {
         c->scan = scan_avx2;
         c->promote = promote_avx2;
+        c->find_rank = rank_find_avx2;
     }
 #endif
     c->memo_tag = UINT64_MAX; /* no line number is all ones (a 128-byte line of 2^64 bytes) */
@@ -220,7 +219,7 @@ static inline void touch(cache_t *c, uint64_t set, uint32_t w)
         c->promote(mt->rank, r);
     mt->rank[w] = 0;
     if (mt->fill == c->ways && r == c->ways - 1)
-        c->vict[set] = (uint8_t)rank_find(c, mt->rank, (uint8_t)(c->ways - 1));
+        c->vict[set] = (uint8_t)c->find_rank(mt->rank, (uint8_t)(c->ways - 1));
 }
 
 cache_line *cache_find(cache_t *c, uint64_t tag)

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bits.h"
 #include "cache.h"
 #include "dram.h"
 #include "l2.h"
@@ -119,10 +120,7 @@ memsys_t *memsys_create(const arch_t *a)
     m->a = a;
     m->nsm = (uint32_t)a->sm_count;
     m->spl = (uint32_t)(a->line_bytes / a->sector_bytes);
-    m->spl_shift = -1;
-    for (int k = 0; k < 8; k++)
-        if (m->spl == 1u << k)
-            m->spl_shift = k;
+    m->spl_shift = wl_log2_exact(m->spl);
     m->partitions = a->l2_partitions > 0 ? (uint32_t)a->l2_partitions : 1;
     m->l1 = calloc(m->nsm, sizeof *m->l1);
     m->part_of = calloc(m->nsm, sizeof *m->part_of);

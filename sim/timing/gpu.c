@@ -130,7 +130,7 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
         wl_status st = sched_fetch(c, w, start);
         if (st != WL_OK)
             return st;
-        sched_add_warp(c, &c->sp[(size_t)s * (size_t)c->nsub + slot % (uint32_t)c->nsub], w);
+        sched_add_warp(c, tgpu_sp(c, (uint32_t)s, slot), w);
     }
     return WL_OK;
 }
@@ -495,11 +495,8 @@ static wl_status resolve_window(tctx *c)
         }
     }
     for (size_t i = 0; i < nw; i++) { /* in the order their first request was replayed */
-        if (i + 4 < nw) { /* its scheduler's record (sched_refresh) */
-            const tw *f = ws[i + 4];
-            size_t k = (size_t)f->blk->sm * (size_t)c->nsub + f->slot % (uint32_t)c->nsub;
-            __builtin_prefetch(&c->sp[k]);
-        }
+        if (i + 4 < nw) /* its scheduler's record (sched_refresh) */
+            __builtin_prefetch(tgpu_sp(c, ws[i + 4]->blk->sm, ws[i + 4]->slot));
         ws[i]->resolving = 0;
         sched_settle(c, ws[i]);
     }

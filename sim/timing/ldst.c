@@ -17,13 +17,8 @@
 
 #include "timing_int.h"
 
-/* log2(v) when v is a power of two, else -1: the divisions below become shifts (the arch
- * numbers are powers of two; the general case stays exact). */
-static int log2_exact(uint64_t v)
-{
-    return v && !(v & (v - 1)) ? __builtin_ctzll(v) : -1;
-}
-
+/* The divisions below become shifts where the arch numbers are powers of two (wl_log2_exact);
+ * the general case stays exact. */
 static inline uint64_t div_by(uint64_t v, uint64_t d, int sh)
 {
     return sh >= 0 ? v >> sh : v / d;
@@ -71,7 +66,7 @@ static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
 /* lane_linear with a base aligned to the access size (then no lane's access straddles). */
 static int base_aligned_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
 {
-    return lane_linear(in, size, base) && mod_by(*base, size, log2_exact(size)) == 0;
+    return lane_linear(in, size, base) && mod_by(*base, size, wl_log2_exact(size)) == 0;
 }
 
 void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
@@ -79,8 +74,8 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
 {
     uint32_t size = in->mem_size ? in->mem_size : 4;
     uint32_t group_bytes = banks * bank_bytes; /* 128 */
-    int bsh = log2_exact(bank_bytes), ksh = log2_exact(banks); /* shifts, not divisions */
-    uint32_t per = size <= bank_bytes ? 32 : (uint32_t)div_by(group_bytes, size, log2_exact(size));
+    int bsh = wl_log2_exact(bank_bytes), ksh = wl_log2_exact(banks); /* shifts, not divisions */
+    uint32_t per = size <= bank_bytes ? 32 : (uint32_t)div_by(group_bytes, size, wl_log2_exact(size));
     if (per == 0)
         per = 1;
     uint64_t base;
@@ -166,10 +161,10 @@ uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t
     uint32_t n = 0, nl = 0;
     uint64_t lines[64];
     uint32_t size = in->mem_size ? in->mem_size : 1;
-    int ssh = log2_exact(sector_bytes);
+    int ssh = wl_log2_exact(sector_bytes);
     uint32_t spl = (uint32_t)div_by(line_bytes, sector_bytes, ssh);
     spl = spl ? spl : 1;
-    int lsh = log2_exact(spl);
+    int lsh = wl_log2_exact(spl);
     uint32_t m = in->exec_mask;
     uint64_t base;
     if (m && ((m >> __builtin_ctz(m)) & ((m >> __builtin_ctz(m)) + 1)) == 0 &&

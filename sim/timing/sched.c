@@ -451,11 +451,6 @@ static inline uint64_t own_ready(const tw *w)
     return max64(e0, e1);
 }
 
-static tsmsp *sp_of(tctx *c, const tw *w)
-{
-    return &c->sp[(size_t)w->blk->sm * (size_t)c->nsub + w->slot % (uint32_t)c->nsub];
-}
-
 void sched_add_warp(tctx *c, tsmsp *sp, tw *w)
 {
     if (sp->nwarps == 0)
@@ -470,7 +465,7 @@ void sched_add_warp(tctx *c, tsmsp *sp, tw *w)
 
 void sched_refresh(tctx *c, tw *w)
 {
-    tsmsp *sp = sp_of(c, w);
+    tsmsp *sp = tgpu_sp(c, w->blk->sm, w->slot);
     sp->ens[w->idx] = own_ready(w);
     sp->wres[w->idx] = w->res;
     if (sp->ens[w->idx] != T_INF)

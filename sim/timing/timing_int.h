@@ -410,6 +410,12 @@ void sched_settle(tctx *c, tw *w);
 /* gpu.c */
 /* Scheduler sp is evaluated at t at the latest (its SM's wake-up; a token is not a cycle: the
  * scheduler is woken when the token is resolved). Inline: once per evaluation. */
+/* The scheduler of warp slot `slot` on SM sm (a warp's sub-partition is slot mod nsub). */
+static inline tsmsp *tgpu_sp(const tctx *c, uint32_t sm, uint32_t slot)
+{
+    return &c->sp[(size_t)sm * (size_t)c->nsub + slot % (uint32_t)c->nsub];
+}
+
 static inline void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t)
 {
     (void)c;
