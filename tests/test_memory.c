@@ -319,7 +319,11 @@ typedef struct {
     uint32_t n;
 } ref_set;
 
-static void check_lru(uint64_t lines, uint32_t ways_req, int hashed, uint32_t seed)
+/* hinted: every lookup prepared ahead as the L2 replay does (cache_hint_set 16 operations
+ * before, cache_hint_way 4 before; some only one of them, some neither), and made with
+ * cache_find_h / cache_alloc_h: the same hits, misses and victims as without. */
+#define LRU_OPS 40000
+static void check_lru(uint64_t lines, uint32_t ways_req, int hashed, uint32_t seed, int hinted)
 {
     cache_t *c = cache_create(lines, ways_req, hashed);
     assert_non_null(c);
@@ -332,9 +336,19 @@ static void check_lru(uint64_t lines, uint32_t ways_req, int hashed, uint32_t se
     ref_set *ref = calloc(sets, sizeof *ref);
     assert_non_null(ref);
     uint64_t x = seed, range = 2 * sets * ways + 7, hits = 0, evictions = 0;
-    for (int op = 0; op < 40000; op++) {
-        x = x * 6364136223846793005ull + 1442695040888963407ull;
-        uint64_t tag = (x >> 33) % range + (hashed ? 1000003u : 0);
+    uint64_t *xs = malloc(LRU_OPS * sizeof *xs);
+    cache_hint *h = calloc(LRU_OPS, sizeof *h);
+    assert_true(xs && h);
+    for (int op = 0; op < LRU_OPS; op++)
+        xs[op] = x = x * 6364136223846793005ull + 1442695040888963407ull;
+#define LRU_TAG(v) ((v) >> 33) % range + (hashed ? 1000003u : 0)
+    for (int op = 0; op < LRU_OPS; op++) {
+        x = xs[op];
+        uint64_t tag = LRU_TAG(x);
+        if (hinted && op + 16 < LRU_OPS && op % 7 != 3)
+            cache_hint_set(c, LRU_TAG(xs[op + 16]), &h[op + 16]);
+        if (hinted && op + 4 < LRU_OPS && op % 5 != 1)
+            cache_hint_way(c, LRU_TAG(xs[op + 4]), &h[op + 4]);
         uint64_t set = hashed ? (tag ^ cache_hash(tag / sets)) & (sets - 1) : tag & (sets - 1);
         ref_set *r = &ref[set];
         uint32_t at = 0;
@@ -348,7 +362,7 @@ static void check_lru(uint64_t lines, uint32_t ways_req, int hashed, uint32_t se
                          L ? "found" : "absent", present ? "present" : "absent");
             continue;
         }
-        cache_line *L = cache_find(c, tag);
+        cache_line *L = hinted ? cache_find_h(c, tag, &h[op]) : cache_find(c, tag);
         if ((L != NULL) != present)
             fail_msg("op %d: find of %llu: %s, reference %s", op, (unsigned long long)tag,
                      L ? "hit" : "miss", present ? "hit" : "miss");
@@ -365,7 +379,8 @@ static void check_lru(uint64_t lines, uint32_t ways_req, int hashed, uint32_t se
         }
         uint64_t vtag = 1;
         uint8_t vdirty = 1;
-        L = cache_alloc(c, tag, &vtag, &vdirty);
+        L = hinted ? cache_alloc_h(c, tag, &h[op], &vtag, &vdirty)
+                   : cache_alloc(c, tag, &vtag, &vdirty);
         assert_non_null(L);
         if (r->n == ways) { /* the reference's least recent goes */
             evictions++;
@@ -387,6 +402,9 @@ static void check_lru(uint64_t lines, uint32_t ways_req, int hashed, uint32_t se
     /* the sequence exercised both paths */
     assert_true(hits > 1000);
     assert_true(evictions > 1000);
+#undef LRU_TAG
+    free(xs);
+    free(h);
     free(ref);
     cache_destroy(c);
 }
@@ -394,11 +412,13 @@ static void check_lru(uint64_t lines, uint32_t ways_req, int hashed, uint32_t se
 static void test_cache_lru(void **state)
 {
     (void)state;
-    check_lru(64, 16, 0, 1);        /* 4 sets of 16 ways */
-    check_lru(62, 16, 0, 2);        /* 2 sets of 31 ways (the most cache_create makes) */
-    check_lru(4096, 16, 1, 3);      /* hashed: 256 sets of 16 */
-    check_lru(480, 16, 1, 4);       /* hashed: 16 sets of 30 ways, as the H200's L2 */
-    check_lru(8, 16, 0, 5);         /* fewer lines than ways: one set of 8 */
+    for (int hinted = 0; hinted < 2; hinted++) {
+        check_lru(64, 16, 0, 1, hinted);   /* 4 sets of 16 ways */
+        check_lru(62, 16, 0, 2, hinted);   /* 2 sets of 31 ways (the most cache_create makes) */
+        check_lru(4096, 16, 1, 3, hinted); /* hashed: 256 sets of 16 */
+        check_lru(480, 16, 1, 4, hinted);  /* hashed: 16 sets of 30 ways, as the H200's L2 */
+        check_lru(8, 16, 0, 5, hinted);    /* fewer lines than ways: one set of 8 */
+    }
 }
 
 int main(void)

@@ -22,7 +22,9 @@
 typedef struct {
     _Alignas(64) uint8_t rank[CACHE_META_WAYS];
     uint8_t fill;           /* ways in use */
-    uint8_t pad_[31];
+    uint8_t pad_;
+    uint16_t allocs;        /* allocations in this set so far (wraps): cache_find_h */
+    uint8_t pad2_[28];
 } cache_meta;
 
 struct cache {
@@ -131,6 +133,10 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     while (c->sets * 2 <= lines / ways)
         c->sets *= 2;
     c->ways = (uint32_t)(lines / c->sets);
+    if (c->sets * c->ways > UINT32_MAX) { /* line positions are 32-bit (cache_index) */
+        free(c);
+        return NULL;
+    }
     c->sets_shift = __builtin_ctzll(c->sets);
     c->hashed = hashed;
     c->scan = scan_scalar;
@@ -146,7 +152,8 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     c->memo_tag = UINT64_MAX; /* no line number is all ones (a 128-byte line of 2^64 bytes) */
     /* anonymous mmap: page-aligned and zero-filled lazily (untouched sets cost nothing) */
     c->lines_bytes = (size_t)(c->sets * c->ways) * sizeof *c->lines;
-    void *p = mmap(NULL, c->lines_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(NULL, c->lines_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                   0);
     c->lines = p == MAP_FAILED ? NULL : p;
 #ifdef MADV_HUGEPAGE
     /* sets are picked at random: with 4 KB pages nearly every lookup in a large L2 (31 MB of
@@ -222,14 +229,19 @@ static inline void touch(cache_t *c, uint64_t set, uint32_t w)
         c->vict[set] = (uint8_t)c->find_rank(mt->rank, (uint8_t)(c->ways - 1));
 }
 
-cache_line *cache_find(cache_t *c, uint64_t tag)
+static cache_line *find_in(cache_t *c, uint64_t set, uint64_t tag)
 {
-    uint64_t set = set_memo(c, tag), base = set * c->ways;
+    uint64_t base = set * c->ways;
     uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
     if (w == c->ways)
         return NULL;
     touch(c, set, w);
     return &c->lines[base + w];
+}
+
+cache_line *cache_find(cache_t *c, uint64_t tag)
+{
+    return find_in(c, set_memo(c, tag), tag);
 }
 
 /* The way a miss in `set` would take (cache_alloc's choice). */
@@ -248,13 +260,6 @@ void cache_prefetch(const cache_t *c, uint64_t tag)
     __builtin_prefetch(&c->lines[base + victim(c, set)], 1);
 }
 
-void cache_prefetch_line(const cache_t *c, uint64_t tag)
-{
-    uint64_t set = set_of(c, tag), base = set * c->ways;
-    uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
-    __builtin_prefetch(&c->lines[base + (w < c->ways ? w : victim(c, set))], 1);
-}
-
 cache_line *cache_peek(cache_t *c, uint64_t tag)
 {
     uint64_t base = set_memo(c, tag) * c->ways;
@@ -262,10 +267,22 @@ cache_line *cache_peek(cache_t *c, uint64_t tag)
     return w == c->ways ? NULL : &c->lines[base + w];
 }
 
-cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty)
+uint32_t cache_index(const cache_t *c, const cache_line *L)
 {
-    uint64_t set = set_memo(c, tag), base = set * c->ways, *t = c->tags + base;
+    return (uint32_t)(L - c->lines);
+}
+
+cache_line *cache_line_at(cache_t *c, uint32_t index)
+{
+    return &c->lines[index];
+}
+
+static cache_line *alloc_in(cache_t *c, uint64_t set, uint64_t tag, uint64_t *vtag,
+                            uint8_t *vdirty)
+{
+    uint64_t base = set * c->ways, *t = c->tags + base;
     cache_meta *mt = &c->meta[set];
+    mt->allocs++;
     uint32_t v;
     if (mt->fill == 0) /* the set's first use: every way free */
         memset(mt->rank, CACHE_RANK_FREE, sizeof mt->rank);
@@ -283,4 +300,58 @@ cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirt
     if (mt->fill < c->ways) /* (touch found the least recent once the set was full) */
         c->vict[set] = mt->fill;
     return L;
+}
+
+cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty)
+{
+    return alloc_in(c, set_memo(c, tag), tag, vtag, vdirty);
+}
+
+void cache_hint_set(const cache_t *c, uint64_t tag, cache_hint *h)
+{
+    h->set = (uint32_t)set_of(c, tag);
+    h->state = CACHE_HINT_SET;
+    uint64_t base = (uint64_t)h->set * c->ways;
+    for (uint32_t w = 0; w < c->ways; w += 8) /* 8 per 64-byte host line */
+        __builtin_prefetch(c->tags + base + w);
+    __builtin_prefetch(&c->meta[h->set], 1);
+    /* the line a miss would evict and clear (from the set's record) */
+    __builtin_prefetch(&c->lines[base + victim(c, h->set)], 1);
+}
+
+void cache_hint_way(const cache_t *c, uint64_t tag, cache_hint *h)
+{
+    if (h->state == CACHE_HINT_NONE)
+        h->set = (uint32_t)set_of(c, tag);
+    uint64_t base = (uint64_t)h->set * c->ways;
+    uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
+    h->way = (uint8_t)w;
+    h->allocs = c->meta[h->set].allocs;
+    h->state = CACHE_HINT_WAY;
+    __builtin_prefetch(&c->lines[base + (w < c->ways ? w : victim(c, h->set))], 1);
+}
+
+cache_line *cache_find_h(cache_t *c, uint64_t tag, const cache_hint *h)
+{
+    if (!h || h->state == CACHE_HINT_NONE)
+        return cache_find(c, tag);
+    if (h->state == CACHE_HINT_WAY) {
+        uint64_t base = (uint64_t)h->set * c->ways;
+        if (h->way < c->ways && c->tags[base + h->way] == tag + 1) { /* still there */
+            touch(c, h->set, h->way);
+            return &c->lines[base + h->way];
+        }
+        /* absent then, and no tag has entered the set since */
+        if (h->way == c->ways && c->meta[h->set].allocs == h->allocs)
+            return NULL;
+    }
+    return find_in(c, h->set, tag);
+}
+
+cache_line *cache_alloc_h(cache_t *c, uint64_t tag, const cache_hint *h, uint64_t *vtag,
+                          uint8_t *vdirty)
+{
+    if (!h || h->state == CACHE_HINT_NONE)
+        return cache_alloc(c, tag, vtag, vdirty);
+    return alloc_in(c, h->set, tag, vtag, vdirty);
 }

@@ -45,12 +45,33 @@ uint64_t cache_capacity_lines(const cache_t *c);
 cache_line *cache_find(cache_t *c, uint64_t tag);
 /* The same without counting as a use (the replacement order is unchanged). */
 cache_line *cache_peek(cache_t *c, uint64_t tag);
+/* A line's position in the cache (constant while the cache exists), and the line at a
+ * position: a caller that will come back to a line it just used keeps the position instead
+ * of looking the tag up again (the line may hold another tag by then: the caller checks). */
+uint32_t cache_index(const cache_t *c, const cache_line *L);
+cache_line *cache_line_at(cache_t *c, uint32_t index);
 /* Asks the host to bring the tags and recency ranks of tag's set, and the line a miss would
  * evict, into its caches: a hint for a lookup soon (changes nothing simulated). */
 void cache_prefetch(const cache_t *c, uint64_t tag);
-/* A later hint for the same lookup, once the tags are in the host's caches: brings in the
- * line a lookup of tag will use (the one holding it, else the one a miss would take). */
-void cache_prefetch_line(const cache_t *c, uint64_t tag);
+/* A lookup prepared ahead (host-cache hints that also save its work): cache_hint_set
+ * computes tag's set and asks for its tags, recency record and victim line; cache_hint_way,
+ * later, once those are in the host's caches, finds the way holding tag (or none) and asks for
+ * that line. cache_find_h and cache_alloc_h then give what cache_find and cache_alloc would,
+ * checking the remembered way with one compare: a tag found is still there when its way still
+ * holds it; a tag absent is still absent when no allocation has entered the set since (a
+ * 16-bit count per set: exact as long as fewer than 65536 allocations in one set come between
+ * cache_hint_way and the lookup). A zeroed hint (state CACHE_HINT_NONE) means none. */
+enum { CACHE_HINT_NONE, CACHE_HINT_SET, CACHE_HINT_WAY };
+typedef struct {
+    uint32_t set;
+    uint16_t allocs;
+    uint8_t way, state;
+} cache_hint;
+void cache_hint_set(const cache_t *c, uint64_t tag, cache_hint *h);
+void cache_hint_way(const cache_t *c, uint64_t tag, cache_hint *h);
+cache_line *cache_find_h(cache_t *c, uint64_t tag, const cache_hint *h);
+cache_line *cache_alloc_h(cache_t *c, uint64_t tag, const cache_hint *h, uint64_t *vtag,
+                          uint8_t *vdirty);
 /* Allocates a way for `tag` (which must not be present), evicting the set's LRU line; the
  * evicted line's tag and dirty mask go to *vtag and *vdirty (*vdirty = 0 when the way was free
  * or clean). The returned line has no valid sectors but stays allocated (cache_find finds it)

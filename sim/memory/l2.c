@@ -60,11 +60,12 @@ const l2_stats *l2_get_stats(const l2_t *l)
 
 /* A line allocated for `line` (absent from c); evicting a dirty line writes its dirty
  * sectors back to DRAM (only the home store holds dirty lines). */
-static cache_line *new_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t)
+static cache_line *new_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t,
+                            const cache_hint *h)
 {
     uint64_t vtag;
     uint8_t vdirty;
-    cache_line *L = cache_alloc(c, line, &vtag, &vdirty);
+    cache_line *L = cache_alloc_h(c, line, h, &vtag, &vdirty);
     if (vdirty) {
         uint32_t n = cache_nsectors(vdirty);
         l->st.dram_writebacks += n;
@@ -74,10 +75,11 @@ static cache_line *new_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t)
 }
 
 /* The line for `line` in c, allocated when absent. */
-static cache_line *get_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t)
+static cache_line *get_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t,
+                            const cache_hint *h)
 {
-    cache_line *L = cache_find(c, line);
-    return L ? L : new_line(l, c, line, t);
+    cache_line *L = cache_find_h(c, line, h);
+    return L ? L : new_line(l, c, line, t, h);
 }
 
 static void fill(cache_line *L, uint8_t mask, uint64_t ready)
@@ -121,23 +123,39 @@ static void touch_near(l2_t *l, cache_line *H, uint32_t p)
         H->near[p % L2_NEAR_MAX] = ++l->touch[p % L2_NEAR_MAX];
 }
 
-void l2_prefetch(const l2_t *l, uint64_t line)
+void l2_hint_set(const l2_t *l, uint64_t line, cache_hint *h)
 {
-    cache_prefetch(l->home, line);
+    cache_hint_set(l->home, line, h);
 }
 
-void l2_prefetch_line(const l2_t *l, uint64_t line)
+void l2_hint_way(const l2_t *l, uint64_t line, cache_hint *h)
 {
-    cache_prefetch_line(l->home, line);
+    cache_hint_way(l->home, line, h);
 }
 
 uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
+{
+    return l2_read_h(l, line, mask, p, t, NULL);
+}
+
+uint64_t l2_write(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
+{
+    return l2_write_h(l, line, mask, p, t, NULL);
+}
+
+uint64_t l2_atomic(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t, uint32_t ops)
+{
+    return l2_atomic_h(l, line, mask, p, t, ops, NULL);
+}
+
+uint64_t l2_read_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
+                   const cache_hint *h)
 {
     const l2_config *k = &l->cfg;
     uint32_t n = cache_nsectors(mask);
     l->st.sector_reads += n;
     uint64_t tt = slice(l, line, t, n), done = t;
-    cache_line *H = cache_find(l->home, line);
+    cache_line *H = cache_find_h(l->home, line, h);
     uint8_t hit = H ? (uint8_t)(H->valid & mask) : 0, miss = (uint8_t)(mask & ~hit);
     if (hit) {
         l->st.sector_read_hits += cache_nsectors(hit);
@@ -148,10 +166,11 @@ uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
     }
     if (miss) {
         if (!H) /* cache_find just missed */
-            H = new_line(l, l->home, line, t);
+            H = new_line(l, l->home, line, t, h);
         /* DRAM moves whole bursts of dram_sectors aligned sectors: the partners come along */
         uint8_t fetch = miss;
-        for (uint32_t g = k->dram_sectors > 1 ? k->dram_sectors : 1, i = 0; g > 1 && i < 8; i += g) {
+        uint32_t g = k->dram_sectors > 1 ? k->dram_sectors : 1;
+        for (uint32_t i = 0; g > 1 && i < 8; i += g) {
             uint8_t grp = (uint8_t)(((1u << g) - 1) << i);
             if (miss & grp)
                 fetch |= grp;
@@ -168,20 +187,22 @@ uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
     return done;
 }
 
-uint64_t l2_write(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t)
+uint64_t l2_write_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
+                    const cache_hint *h)
 {
     const l2_config *k = &l->cfg;
     uint32_t n = cache_nsectors(mask);
     l->st.sector_writes += n;
     uint64_t tt = slice(l, line, t, n);
-    cache_line *H = get_line(l, l->home, line, t);
+    cache_line *H = get_line(l, l->home, line, t, h);
     fill(H, mask, tt);
     H->dirty |= mask;
     touch_near(l, H, p); /* the writer's partition keeps a copy: its SMs read it near */
     return tt + k->lat_near;
 }
 
-uint64_t l2_atomic(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t, uint32_t ops)
+uint64_t l2_atomic_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
+                     uint32_t ops, const cache_hint *h)
 {
     const l2_config *k = &l->cfg;
     if (ops == 0)
@@ -189,7 +210,7 @@ uint64_t l2_atomic(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
     l->st.atomics += ops;
     (void)p;
     uint64_t tt = slice(l, line, t, cache_nsectors(mask));
-    cache_line *H = get_line(l, l->home, line, t);
+    cache_line *H = get_line(l, l->home, line, t, h);
     /* the request travels to the L2 in half the round trip; the sectors must be present */
     uint64_t half = k->lat_atomic / 2;
     uint64_t arrive = tt + half;

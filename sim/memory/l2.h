@@ -16,8 +16,8 @@
  * an LRU stack-distance test in O(1). A read of a present sector costs lat_near when the line is
  * near, else lat_far (and the line becomes near); a missing sector is fetched from DRAM
  * (lat_dram), together with the other sectors of its DRAM burst (dram_sectors aligned
- * sectors: 2 on the H200, a 64-byte access). With one partition everything is near. Writes and atomics go to the line
- * (dirty). Every sector access occupies one slice (hash of the line) for sector_bytes / slice
+ * sectors: 2 on the H200, a 64-byte access). With one partition everything is near. Writes
+ * and atomics go to the line (dirty). Every sector access occupies one slice (hash of the line) for sector_bytes / slice
  * bandwidth cycles, so the L2 saturates at its bandwidth. An atomic occupies its line's atomic
  * unit for atomic_cycles per operation, so contention on one address serialises.
  * Simplified: near copies do not take capacity from the store (the measured chase shows no loss
@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "dram.h"
+#include "cache.h"
 
 typedef struct {
     uint64_t bytes;             /* total capacity */
@@ -57,15 +58,22 @@ void l2_destroy(l2_t *l);
 /* Completion cycle (data back at the SM) of a read of the sectors in `mask` (bit i = sector i)
  * of `line`, requested by an SM of partition p at cycle t. */
 uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t);
-/* A host-cache hint: `line` is looked up soon (changes nothing simulated). */
-void l2_prefetch(const l2_t *l, uint64_t line);
-/* The second, later hint: the line itself (cache_prefetch_line). */
-void l2_prefetch_line(const l2_t *l, uint64_t line);
+/* A lookup of `line` prepared ahead (cache_hint_set, then cache_hint_way, some requests
+ * later): host-cache hints that also spare the lookup's work; nothing simulated changes. */
+void l2_hint_set(const l2_t *l, uint64_t line, cache_hint *h);
+void l2_hint_way(const l2_t *l, uint64_t line, cache_hint *h);
 /* Acknowledgement cycle of a write of the sectors in mask. */
 uint64_t l2_write(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t);
 /* Completion cycle of `ops` atomic operations (0: one per sector) on the sectors in mask of one
  * line (returning atomics): the line's atomic unit serialises them. */
 uint64_t l2_atomic(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t, uint32_t ops);
+/* The same three with a prepared lookup (h NULL or zeroed: none). */
+uint64_t l2_read_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
+                   const cache_hint *h);
+uint64_t l2_write_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
+                    const cache_hint *h);
+uint64_t l2_atomic_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
+                     uint32_t ops, const cache_hint *h);
 const l2_stats *l2_get_stats(const l2_t *l);
 
 #endif

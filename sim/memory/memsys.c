@@ -98,9 +98,15 @@ struct dreq {
 struct dop {
     uint64_t line, t;
     uint64_t value;         /* its completion, once replayed */
-    uint32_t ops;
+    union {
+        uint32_t ops;       /* an atomic: its operations */
+        uint32_t l1;        /* a load: the L1 line waiting for its fill (cache_index), or
+                               DOP_NO_L1; the replay finds it there without a tag lookup */
+    };
     uint8_t mask, kind;
+    cache_hint hint;        /* its L2 lookup, prepared during the replay (memsys_resolve) */
 };
+#define DOP_NO_L1 UINT32_MAX
 
 static uint64_t max64(uint64_t a, uint64_t b)
 {
@@ -224,7 +230,8 @@ static uint64_t defer_op(memsys_t *m, struct dreq *q, memsys_kind kind, uint64_t
         m->dfail = 1;
         return t;
     }
-    m->dops[m->ndops] = (struct dop){line, t, 0, ops, mask, (uint8_t)kind};
+    m->dops[m->ndops] =
+        (struct dop){.line = line, .t = t, .ops = ops, .mask = mask, .kind = (uint8_t)kind};
     q->nop++;
     return MEMSYS_TOKEN + m->ndops++;
 }
@@ -274,6 +281,8 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
                            : l2_read(m->l2, line, miss, part, t);
             if (l1 && !L)
                 L = cache_alloc(l1, line, &vtag, &vdirty);
+            if (q && r >= MEMSYS_TOKEN) /* defer_op's record: where its fill goes */
+                m->dops[r - MEMSYS_TOKEN].l1 = L ? cache_index(l1, L) : DOP_NO_L1;
             if (L)
                 for (uint32_t i = 0; miss >> i; i++)
                     if (miss >> i & 1)
@@ -432,20 +441,17 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
          * ago, for the fill below) a few requests ahead */
         if (k + 16 < nq) {
             const struct dreq *f = &m->dq[m->order[k + 16]];
-            const cache_t *fl1 = m->l1[f->sm];
-            for (uint32_t o = 0; o < f->nop && o < 4; o++) {
-                l2_prefetch(m->l2, m->dops[f->op0 + o].line);
-                if (fl1 && m->dops[f->op0 + o].kind == MEMSYS_LOAD)
-                    cache_prefetch(fl1, m->dops[f->op0 + o].line);
-            }
+            for (uint32_t o = 0; o < f->nop && o < 4; o++)
+                l2_hint_set(m->l2, m->dops[f->op0 + o].line, &m->dops[f->op0 + o].hint);
         }
         if (k + 4 < nq) { /* and, their tags now at hand, the lines themselves */
             const struct dreq *f = &m->dq[m->order[k + 4]];
-            const cache_t *fl1 = m->l1[f->sm];
+            cache_t *fl1 = m->l1[f->sm];
             for (uint32_t o = 0; o < f->nop && o < 4; o++) {
-                l2_prefetch_line(m->l2, m->dops[f->op0 + o].line);
-                if (fl1 && m->dops[f->op0 + o].kind == MEMSYS_LOAD)
-                    cache_prefetch_line(fl1, m->dops[f->op0 + o].line);
+                struct dop *p = &m->dops[f->op0 + o];
+                l2_hint_way(m->l2, p->line, &p->hint);
+                if (p->kind == MEMSYS_LOAD && p->l1 != DOP_NO_L1)
+                    __builtin_prefetch(cache_line_at(fl1, p->l1), 1);
             }
         }
         uint32_t i = m->order[k];
@@ -460,15 +466,20 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
             uint64_t r;
             switch (p->kind) {
             case MEMSYS_LOAD: {
-                r = l2_read(m->l2, p->line, p->mask, q->part, p->t);
-                cache_line *L = l1 ? cache_peek(l1, p->line) : NULL;
-                for (uint32_t s = 0; L && p->mask >> s; s++) /* the fill, unless replaced */
+                r = l2_read_h(m->l2, p->line, p->mask, q->part, p->t, &p->hint);
+                /* the fill, unless its line was replaced since: a token is unique within the
+                 * window, and a line allocated again starts cleared (cache_alloc) */
+                cache_line *L = p->l1 != DOP_NO_L1 ? cache_line_at(l1, p->l1) : NULL;
+                for (uint32_t s = 0; L && p->mask >> s; s++)
                     if ((p->mask >> s & 1) && L->ready[s] == token)
                         L->ready[s] = r;
                 break;
             }
-            case MEMSYS_STORE: r = l2_write(m->l2, p->line, p->mask, q->part, p->t); break;
-            default: r = l2_atomic(m->l2, p->line, p->mask, q->part, p->t, p->ops); break;
+            case MEMSYS_STORE:
+                r = l2_write_h(m->l2, p->line, p->mask, q->part, p->t, &p->hint);
+                break;
+            default:
+                r = l2_atomic_h(m->l2, p->line, p->mask, q->part, p->t, p->ops, &p->hint);
             }
             p->value = r;
             v = max64(v, r);
