@@ -761,9 +761,20 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     int n = sp->nwarps, look[EVAL_MAX_WARPS + SCHED_SCAN_PAD], nlook = 0;
     int npad = scan_count(n);
     const uint64_t *ens = sp->ens;
-    for (int i = 0; i < npad; i++) {
-        look[nlook] = i;
-        nlook += ens[i] <= t;
+    if (npad % SCHED_SCAN_PAD == 0) { /* blocks of 8, unrolled: the loop's own count and
+                                       * branch were a third of the scan */
+        for (int i = 0; i < npad; i += SCHED_SCAN_PAD) {
+#pragma GCC unroll 8
+            for (int k = i; k < i + SCHED_SCAN_PAD; k++) {
+                look[nlook] = k;
+                nlook += ens[k] <= t;
+            }
+        }
+    } else {
+        for (int i = 0; i < npad; i++) {
+            look[nlook] = i;
+            nlook += ens[i] <= t;
+        }
     }
     /* For each looked-at warp, in array order (the trace's order of intervals): account the
      * cycles since it was last charged, retire it when drained, charge this cycle when it
@@ -854,9 +865,19 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     const uint64_t *qp = sp->qp;
     const uint8_t *wres = sp->wres;
     n = scan_count(sp->nwarps);
-    for (int i = 0; i < n; i++) {
-        uint64_t e = max64(ens[i], qp[wres[i]]);
-        next = e < next ? e : next;
+    if (n % SCHED_SCAN_PAD == 0) { /* as the first scan: blocks of 8, unrolled */
+        for (int i = 0; i < n; i += SCHED_SCAN_PAD) {
+#pragma GCC unroll 8
+            for (int k = i; k < i + SCHED_SCAN_PAD; k++) {
+                uint64_t e = max64(ens[k], qp[wres[k]]);
+                next = e < next ? e : next;
+            }
+        }
+    } else {
+        for (int i = 0; i < n; i++) {
+            uint64_t e = max64(ens[i], qp[wres[i]]);
+            next = e < next ? e : next;
+        }
     }
     if (next != T_INF)
         next = max64(next, t1);
