@@ -449,6 +449,13 @@ static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
             if (stage == PF_STATE) {
                 exec_warp_prefetch_state(w->xw);
                 __builtin_prefetch(w->eb);
+                /* a pending global/local store or atomic: the L1 set it will look up at
+                 * issue. Its fetch asked for it too, but a store usually waits for its data
+                 * (a load's result) and issues windows later, when that is long gone; a load
+                 * issues soon after its fetch. (lat_copy +5 %: docs/performance.md.) */
+                if (w->has_pending && w->res == RES_LG && w->dg.mkind != MEM_LOAD)
+                    mem_prefetch(c->mem, (uint32_t)s, w->dg.space == PTX_SPACE_LOCAL, w->secs,
+                                 w->dg.nsec);
             } else {
                 exec_warp_prefetch_regs(w->eb, w->bw);
             }
