@@ -250,14 +250,20 @@ static uint32_t victim(const cache_t *c, uint64_t set)
     return c->vict[set];
 }
 
-void cache_prefetch(const cache_t *c, uint64_t tag)
+/* Asks for what a lookup in `set` reads: its tags, its recency record, and the line a miss
+ * would evict and clear (from the set's victim byte). */
+static void prefetch_set(const cache_t *c, uint64_t set)
 {
-    uint64_t set = set_of(c, tag), base = set * c->ways;
+    uint64_t base = set * c->ways;
     for (uint32_t w = 0; w < c->ways; w += 8) /* 8 per 64-byte host line */
         __builtin_prefetch(c->tags + base + w);
     __builtin_prefetch(&c->meta[set], 1);
-    /* the line a miss would evict and clear (from the set's record) */
     __builtin_prefetch(&c->lines[base + victim(c, set)], 1);
+}
+
+void cache_prefetch(const cache_t *c, uint64_t tag)
+{
+    prefetch_set(c, set_of(c, tag));
 }
 
 cache_line *cache_peek(cache_t *c, uint64_t tag)
@@ -311,12 +317,7 @@ void cache_hint_set(const cache_t *c, uint64_t tag, cache_hint *h)
 {
     h->set = (uint32_t)set_of(c, tag);
     h->state = CACHE_HINT_SET;
-    uint64_t base = (uint64_t)h->set * c->ways;
-    for (uint32_t w = 0; w < c->ways; w += 8) /* 8 per 64-byte host line */
-        __builtin_prefetch(c->tags + base + w);
-    __builtin_prefetch(&c->meta[h->set], 1);
-    /* the line a miss would evict and clear (from the set's record) */
-    __builtin_prefetch(&c->lines[base + victim(c, h->set)], 1);
+    prefetch_set(c, h->set);
 }
 
 void cache_hint_way(const cache_t *c, uint64_t tag, cache_hint *h)

@@ -17,9 +17,10 @@
  * near, else lat_far (and the line becomes near); a missing sector is fetched from DRAM
  * (lat_dram), together with the other sectors of its DRAM burst (dram_sectors aligned
  * sectors: 2 on the H200, a 64-byte access). With one partition everything is near. Writes
- * and atomics go to the line (dirty). Every sector access occupies one slice (hash of the line) for sector_bytes / slice
- * bandwidth cycles, so the L2 saturates at its bandwidth. An atomic occupies its line's atomic
- * unit for atomic_cycles per operation, so contention on one address serialises.
+ * and atomics go to the line (dirty). Every sector access occupies one slice (hash of the line)
+ * for sector_bytes / slice bandwidth cycles, so the L2 saturates at its bandwidth. An atomic
+ * occupies its line's atomic unit for atomic_cycles per operation, so contention on one
+ * address serialises.
  * Simplified: near copies do not take capacity from the store (the measured chase shows no loss
  * of capacity for data shared by both halves); re-references count as touches, which errs
  * towards far; near copies of more than 2 partitions share stamps; no L2 MSHR limit;

@@ -444,6 +444,8 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
             for (uint32_t o = 0; o < f->nop && o < 4; o++)
                 l2_hint_set(m->l2, m->dops[f->op0 + o].line, &m->dops[f->op0 + o].hint);
         }
+        /* (a prepared L2 lookup stays exact while fewer than 65536 allocations enter its set
+         * before it is made, cache.h: here at most the lines of 4 requests, 32 each) */
         if (k + 4 < nq) { /* and, their tags now at hand, the lines themselves */
             const struct dreq *f = &m->dq[m->order[k + 4]];
             cache_t *fl1 = m->l1[f->sm];

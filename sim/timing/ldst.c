@@ -75,7 +75,8 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
     uint32_t size = in->mem_size ? in->mem_size : 4;
     uint32_t group_bytes = banks * bank_bytes; /* 128 */
     int bsh = wl_log2_exact(bank_bytes), ksh = wl_log2_exact(banks); /* shifts, not divisions */
-    uint32_t per = size <= bank_bytes ? 32 : (uint32_t)div_by(group_bytes, size, wl_log2_exact(size));
+    uint32_t per =
+        size <= bank_bytes ? 32 : (uint32_t)div_by(group_bytes, size, wl_log2_exact(size));
     if (per == 0)
         per = 1;
     uint64_t base;
