@@ -290,6 +290,7 @@ exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_
     const xfunc *kf = &p->funcs[p->kindex];
     for (int w = 0; w < b->nwarps; w++) {
         xwarp *W = &b->w[w];
+        xwarp_init_stacks(W);
         W->regs_cap = kf->nslots;
         W->regs = calloc((size_t)W->regs_cap * XUNIT, sizeof *W->regs);
         W->local = p->local_bytes ? calloc(32, p->local_bytes) : NULL;
@@ -317,6 +318,7 @@ void exec_block_destroy(exec_block *b)
         for (int w = 0; w < b->nwarps; w++) {
             free(b->w[w].regs);
             free(b->w[w].local);
+            xctl_free_stacks(&b->w[w]);
         }
     free(b->w);
     free(b->smem);
@@ -524,8 +526,8 @@ static inline uint32_t guarded(const exec_prog *p, const xinsn *in, const uint64
 void exec_warp_prefetch_state(const void *handle)
 {
     const xwarp *W = handle;
-    __builtin_prefetch(&W->simt[0]);
-    __builtin_prefetch(&W->sp);
+    __builtin_prefetch(W);
+    __builtin_prefetch((const char *)W + 64);
 }
 
 static inline void prefetch_slot(const uint64_t *regs, int32_t slot, int nw)

@@ -177,26 +177,36 @@ typedef struct {
     int32_t call_insn;               /* caller's call instruction (index into caller's ins) */
 } xframe;
 
+/* SIMT stack entries and call frames a warp keeps in its record; a warp that goes deeper moves
+ * both stacks to the heap at their full depths (xctl_grow_stacks; kept when its block is
+ * reused). */
+#define XSIMT_IN 4
+#define XFRAMES_IN 2
+
 /* One warp. Layout for the host caches (the timing model steps thousands of resident warps in
- * turn, so every step starts cold): the SIMT stack comes first, so its top entry (sp is small
- * in practice) shares the first lines with nothing else; the scalars read on every step follow
- * it, directly before the frame stack, so they and the top frame of a call-free kernel share one
- * 64-byte line (the array of warps is 64-byte aligned and sizeof(xwarp) a multiple of 64). */
+ * turn, so every step starts cold): what every step reads comes first, the stacks' pointers and
+ * scalars, then the first SIMT entries and call frames, in the first two 64-byte lines (the
+ * array of warps is 64-byte aligned and sizeof(xwarp) a multiple of 64). The stacks' full
+ * depths (XMAX_SIMT, XMAX_FRAMES: 4.6 KB) live on the heap only for the warps that need them:
+ * every warp of the first wave of a full GPU was zeroed at creation (page faults: eleventh
+ * session, docs/performance.md). */
 typedef struct {
-    _Alignas(64) xsimt simt[XMAX_SIMT];
     /* hot: read on every step */
+    _Alignas(64) xsimt *simt;        /* SIMT stack: simt_in, or XMAX_SIMT entries on the heap */
+    xframe *frames;                  /* call frames: frames_in, or XMAX_FRAMES on the heap */
+    uint64_t *regs;                  /* register units (xfunc), frames stacked */
     int sp;
     int fp;
     uint32_t live;                   /* lanes not exited */
     int state;                       /* exec_warp_state */
-    uint64_t *regs;                  /* register units (xfunc), frames stacked */
     uint32_t carry;                  /* CC.CF per lane */
     uint32_t wsync;                  /* lanes waiting at a divergent __syncwarp */
     uint8_t yield;                   /* ran a failed try_wait / nanosleep: let others run */
     uint8_t red_pred;                /* bar.red destination is a predicate */
     uint8_t red_nw;                  /* bar.red destination slot is narrow */
     uint8_t pad_[1];
-    xframe frames[XMAX_FRAMES];
+    xsimt simt_in[XSIMT_IN];
+    xframe frames_in[XFRAMES_IN];
     /* cold */
     uint32_t regs_cap;               /* in units */
     int bar;                         /* barrier waited on */
@@ -206,6 +216,13 @@ typedef struct {
     int32_t red_slot;                /* bar.red destination: absolute slot, -1 when none */
     uint32_t red_mask;
 } xwarp;
+
+/* Points a zeroed warp record's stacks at its own entries. */
+static inline void xwarp_init_stacks(xwarp *W)
+{
+    W->simt = W->simt_in;
+    W->frames = W->frames_in;
+}
 
 typedef struct {
     uint32_t arrived;                /* threads arrived in the current phase */
@@ -287,6 +304,12 @@ void xctl_exit_lanes(exec_block *b, xwarp *W, uint32_t m);
 wl_status xctl_call(exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t *d);
 /* Pops finished stack entries and frames; 0 when the warp has finished. */
 int xctl_settle(exec_block *b, xwarp *W);
+/* Room for `simt` SIMT entries and `frames` frames (at most XMAX_SIMT, XMAX_FRAMES): moves the
+ * stacks to the heap when the record's are too small. 0 when out of memory. Pointers into the
+ * stacks taken before are stale after it. */
+int xctl_grow_stacks(xwarp *W, int simt, int frames);
+/* Frees what xctl_grow_stacks allocated. */
+void xctl_free_stacks(xwarp *W);
 void xctl_warp_sync(xwarp *W, xsimt *t, uint32_t mask, uint32_t m);
 wl_status xctl_branch(exec_block *b, int warp, const xinsn *in, uint32_t active, uint32_t taken,
                       exec_step_info *out, diag_t *d);

@@ -230,6 +230,9 @@ wl_status xctl_call(exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t
     if (W->fp >= XMAX_FRAMES || W->sp >= XMAX_SIMT)
         return exec_fail(b, warp, -1, in, WL_EFAULT, d,
                          "call stack overflow (more than %d nested calls)", XMAX_FRAMES);
+    if (!xctl_grow_stacks(W, W->sp + 1, W->fp + 1))
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    fr = &W->frames[W->fp - 1];
     uint32_t base = fr->local_base + xf->frame_bytes;
     if ((uint64_t)base + cx->frame_bytes > p->local_bytes)
         return exec_fail(b, warp, m ? __builtin_ctz(m) : -1, in, WL_EFAULT, d,
@@ -261,6 +264,33 @@ wl_status xctl_call(exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t
     W->sp++;
     W->fp++;
     return WL_OK;
+}
+
+int xctl_grow_stacks(xwarp *W, int simt, int frames)
+{
+    if (W->simt != W->simt_in || (simt <= XSIMT_IN && frames <= XFRAMES_IN))
+        return 1; /* on the heap already (at the full depths), or room in the record */
+    xsimt *s = malloc(XMAX_SIMT * sizeof *s);
+    xframe *f = malloc(XMAX_FRAMES * sizeof *f);
+    if (!s || !f) {
+        free(s);
+        free(f);
+        return 0;
+    }
+    memcpy(s, W->simt_in, sizeof W->simt_in);
+    memcpy(f, W->frames_in, sizeof W->frames_in);
+    W->simt = s;
+    W->frames = f;
+    return 1;
+}
+
+void xctl_free_stacks(xwarp *W)
+{
+    if (W->simt != W->simt_in) {
+        free(W->simt);
+        free(W->frames);
+        xwarp_init_stacks(W);
+    }
 }
 
 /* Pops finished SIMT entries and frames until the top entry has an instruction to run.
@@ -345,6 +375,9 @@ wl_status xctl_branch(exec_block *b, int warp, const xinsn *in, uint32_t active,
     if (W->sp + 2 > XMAX_SIMT)
         return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d,
                          "SIMT stack overflow (more than %d nested divergent paths)", XMAX_SIMT);
+    if (!xctl_grow_stacks(W, W->sp + 2, W->fp))
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    t = &W->simt[W->sp - 1];
     uint32_t r = in->reconv, next = t->pc + 1;
     if (t->rpc == r && (uint32_t)(W->sp - 1) != W->frames[W->fp - 1].simt_base) {
         /* already inside a region reconverging at r: reuse the entry */
