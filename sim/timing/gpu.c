@@ -52,8 +52,10 @@ static int most_room(const tctx *c)
 static void block_free(tblock *b)
 {
     if (b->warps)
-        for (int i = 0; i < b->nwarps; i++)
+        for (int i = 0; i < b->nwarps; i++) {
             sb_free(&b->warps[i].sb);
+            free(b->warps[i].secs_heap);
+        }
     exec_block_destroy(b->eb);
     free(b->warps);
     free(b);
@@ -75,7 +77,7 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
         tw *warps = b->warps;
         for (int i = 0; i < b->nwarps; i++) {
             /* as new, but the scoreboard keeps its (cleared) overflow table, and the sector
-             * scratch (written before it is read) is not cleared */
+             * lists (written before they are read) are not cleared */
             _Static_assert(offsetof(tw, sb) + sizeof(sb_t) == offsetof(tw, secs),
                            "the scoreboard lies between the cleared fields and the sectors");
             memset(&warps[i], 0, offsetof(tw, sb));
@@ -441,7 +443,7 @@ static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
             const tw *w = sp->warps[i];
             if (stage == PF_WARP) { /* and the first line of secs, which a global access's
                                       * coalescing writes (lat_copy +3 %) */
-                prefetch_lines(w, offsetof(tw, secs) + 64);
+                prefetch_lines(w, offsetof(tw, secs_in) + 64);
                 continue;
             }
             if (w->state != TW_ACTIVE)

@@ -24,6 +24,7 @@
  * conflicts or dispatch stalls (dispatch_stall, misc stay 0), one issue per cycle per scheduler.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "timing_int.h"
@@ -243,7 +244,8 @@ static void expand(const tctx *c, const exec_step_info *in, const ptx_insn *ir, 
 
 /* Everything issue needs from the functional record that depends on the lanes or the
  * addresses, read while it is in the host caches; the rest is the instruction's tstatic. */
-static void digest(tctx *c, tw *w, const exec_step_info *in, const tstatic *ts)
+/* 0, or -1 when out of memory (a warp's first access of more than TW_SECS_IN sectors). */
+static int digest(tctx *c, tw *w, const exec_step_info *in, const tstatic *ts)
 {
     const arch_t *a = c->a;
     tdigest *g = &w->dg;
@@ -272,10 +274,16 @@ static void digest(tctx *c, tw *w, const exec_step_info *in, const tstatic *ts)
     } else if (w->res == RES_LG) {
         g->space = in->mem_space;
         g->mkind = in->mem_atomic ? MEM_ATOMIC : in->mem_store ? MEM_STORE : MEM_LOAD;
-        g->nsec = ldst_coalesce(in, (uint32_t)a->sector_bytes, (uint32_t)a->line_bytes, w->secs,
-                                &g->nlines);
+        g->nsec = ldst_coalesce(in, (uint32_t)a->sector_bytes, (uint32_t)a->line_bytes,
+                                c->scratch_secs, &g->nlines);
+        if (g->nsec > TW_SECS_IN && !w->secs_heap &&
+            !(w->secs_heap = malloc(TW_MAX_SECS * sizeof *w->secs_heap)))
+            return -1;
+        w->secs = g->nsec > TW_SECS_IN ? w->secs_heap : w->secs_in;
+        memcpy(w->secs, c->scratch_secs, (size_t)g->nsec * sizeof *w->secs);
         mem_prefetch(c->mem, w->blk->sm, in->mem_space == PTX_SPACE_LOCAL, w->secs, g->nsec);
     }
+    return 0;
 }
 
 /* PTX instructions that ptxas folds away, so the hardware never issues them: a move of a
@@ -431,7 +439,8 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     const exec_step_info *in = &c->info;
     const tstatic *ts = w->dg.st;
     w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify_mem(in) : ts->res;
-    digest(c, w, in, ts);
+    if (digest(c, w, in, ts))
+        return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     sb_deps(&w->sb, ts->dst, ts->ndst, 1, now, w->T);
     return WL_OK;
 }

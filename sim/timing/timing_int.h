@@ -135,6 +135,9 @@ typedef struct {
 struct tblock;
 
 /* A resident warp. Hot fields first: the scheduler reads them every evaluation. */
+#define TW_SECS_IN 8
+#define TW_MAX_SECS 64 /* 32 lanes, each access within two sectors */
+
 typedef struct tw {
     uint8_t state;          /* tw_state */
     uint8_t has_pending;    /* dg holds the next instruction (already executed) */
@@ -166,7 +169,12 @@ typedef struct tw {
     int bar_id;             /* barrier it waits at (TW_BARRIER) */
     uint32_t bar_line;
     sb_t sb;
-    uint64_t secs[64];      /* sectors of a pending global/local access */
+    /* Sectors of a pending global/local access (dg.nsec): secs_in when they fit (a coalesced
+     * warp access touches 4), else a heap buffer of TW_MAX_SECS kept for the warp's slot (the
+     * record stays 600 bytes, not 1 KB: eleventh session, docs/performance.md). */
+    uint64_t *secs;
+    uint64_t *secs_heap;
+    uint64_t secs_in[TW_SECS_IN];
 } tw;
 
 typedef struct {
@@ -263,6 +271,7 @@ typedef struct tctx {
     struct tblock **scratch_blocks; /* sched_eval's lists, max_warps_per_sm + 1 entries */
     tw **scratch_warps;
     tw **scratch_resolve;   /* resolve_window's warps */
+    uint64_t scratch_secs[TW_MAX_SECS]; /* digest's coalescing, before the warp's own list */
     size_t cap_resolve;
     uint64_t progress_next;
     /* The functional record of the instruction being fetched: one for the whole run, so it
