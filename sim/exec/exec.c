@@ -288,13 +288,25 @@ exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_
         return NULL;
     }
     const xfunc *kf = &p->funcs[p->kindex];
+    /* the register files in one region, each 64-byte aligned: a 128-byte unit is then two host
+     * lines, not three (malloc aligns to 16), and no allocator headers come between them
+     * (red_shuffle +3 %: docs/performance.md, eleventh session) */
+    size_t stride = ((size_t)(kf->nslots ? kf->nslots : 1) * XUNIT * sizeof(uint64_t) + 63) &
+                    ~(size_t)63;
+    b->regs_mem = aligned_alloc(64, (size_t)b->nwarps * stride);
+    if (!b->regs_mem) {
+        exec_block_destroy(b);
+        diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    memset(b->regs_mem, 0, (size_t)b->nwarps * stride);
     for (int w = 0; w < b->nwarps; w++) {
         xwarp *W = &b->w[w];
         xwarp_init_stacks(W);
         W->regs_cap = kf->nslots;
-        W->regs = calloc((size_t)W->regs_cap * XUNIT, sizeof *W->regs);
+        W->regs = b->regs_mem + (size_t)w * (stride / sizeof(uint64_t));
         W->local = p->local_bytes ? calloc(32, p->local_bytes) : NULL;
-        if (!W->regs || (p->local_bytes && !W->local)) {
+        if (p->local_bytes && !W->local) {
             exec_block_destroy(b);
             diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
             return NULL;
@@ -316,11 +328,13 @@ void exec_block_destroy(exec_block *b)
         return;
     if (b->w)
         for (int w = 0; w < b->nwarps; w++) {
-            free(b->w[w].regs);
+            if (b->w[w].regs_own)
+                free(b->w[w].regs);
             free(b->w[w].local);
             xctl_free_stacks(&b->w[w]);
         }
     free(b->w);
+    free(b->regs_mem);
     free(b->smem);
     free(b);
 }

@@ -209,6 +209,8 @@ typedef struct {
     xframe frames_in[XFRAMES_IN];
     /* cold */
     uint32_t regs_cap;               /* in units */
+    int regs_own;                    /* regs is its own allocation (grown by a call), not in
+                                        the block's regs_mem */
     int bar;                         /* barrier waited on */
     uint32_t bar_line;
     uint8_t *local;                  /* 32 x prog->local_bytes */
@@ -240,6 +242,7 @@ struct exec_block {
     uint32_t nthreads, exited;
     xwarp *w;
     uint8_t *smem;
+    uint64_t *regs_mem;              /* the warps' register files, one 64-byte-aligned region */
     exec_counts cnt;                 /* its first fields share the first line with the above */
     xbar bars[16];
     int has_clock;                   /* set by exec_block_set_clock */

@@ -241,9 +241,14 @@ wl_status xctl_call(exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t
     uint32_t reg_off = fr->reg_off + xf->nslots;
     if (reg_off + cx->nslots > W->regs_cap) {
         uint32_t nc = (reg_off + cx->nslots) * 2;
-        uint64_t *nr = realloc(W->regs, (size_t)nc * XUNIT * sizeof *nr);
+        /* the first growth leaves the block's region (its slot there stays unused) */
+        uint64_t *nr = W->regs_own ? realloc(W->regs, (size_t)nc * XUNIT * sizeof *nr)
+                                   : malloc((size_t)nc * XUNIT * sizeof *nr);
         if (!nr)
             return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+        if (!W->regs_own)
+            memcpy(nr, W->regs, (size_t)W->regs_cap * XUNIT * sizeof *nr);
+        W->regs_own = 1;
         W->regs = nr;
         W->regs_cap = nc;
     }
