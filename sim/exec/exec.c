@@ -290,7 +290,7 @@ exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_
     const xfunc *kf = &p->funcs[p->kindex];
     /* the register files in one region, each 64-byte aligned: a 128-byte unit is then two host
      * lines, not three (malloc aligns to 16), and no allocator headers come between them
-     * (red_shuffle +3 %: docs/performance.md, eleventh session) */
+     * (red_shuffle and bk_transpose33 +2 %: docs/performance.md, eleventh session) */
     size_t stride = ((size_t)(kf->nslots ? kf->nslots : 1) * XUNIT * sizeof(uint64_t) + 63) &
                     ~(size_t)63;
     b->regs_mem = aligned_alloc(64, (size_t)b->nwarps * stride);
