@@ -195,7 +195,7 @@ static void block_reset(exec_block *b, const uint32_t ctaid[3], int fresh)
          * lanes before the instruction that reads them; the sink of `_` and of registers
          * nothing reads is written, never read; the others are not used), and the frames of
          * called functions (xctl_call clears a callee's registers). A new block's registers
-         * are zero (calloc). */
+         * are zero (exec_block_create clears their region). */
         if (!fresh && p->prefetch_reuse && kf->nregs <= XPREFETCH_UNITS) /* written soon */
             PREFETCH_UNITS(W->regs, kf->nregs, 1);
         if (!fresh) /* the registers it may read before writing them (xinit.c) */

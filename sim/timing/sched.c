@@ -770,20 +770,19 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     int n = sp->nwarps, look[EVAL_MAX_WARPS + SCHED_SCAN_PAD], nlook = 0;
     int npad = scan_count(n);
     const uint64_t *ens = sp->ens;
-    if (npad % SCHED_SCAN_PAD == 0) { /* blocks of 8, unrolled: the loop's own count and
-                                       * branch were a third of the scan */
-        for (int i = 0; i < npad; i += SCHED_SCAN_PAD) {
+    /* blocks of 8 unrolled (the loop's own count and branch were a third of the scan), then
+     * the few warps of a scheduler with at most SCHED_SCAN_PAD / 2 (scan_count) */
+    int i0 = 0;
+    for (; i0 + SCHED_SCAN_PAD <= npad; i0 += SCHED_SCAN_PAD) {
 #pragma GCC unroll 8
-            for (int k = i; k < i + SCHED_SCAN_PAD; k++) {
-                look[nlook] = k;
-                nlook += ens[k] <= t;
-            }
+        for (int k = i0; k < i0 + SCHED_SCAN_PAD; k++) {
+            look[nlook] = k;
+            nlook += ens[k] <= t;
         }
-    } else {
-        for (int i = 0; i < npad; i++) {
-            look[nlook] = i;
-            nlook += ens[i] <= t;
-        }
+    }
+    for (; i0 < npad; i0++) {
+        look[nlook] = i0;
+        nlook += ens[i0] <= t;
     }
     /* For each looked-at warp, in array order (the trace's order of intervals): account the
      * cycles since it was last charged, retire it when drained, charge this cycle when it
@@ -874,19 +873,17 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     const uint64_t *qp = sp->qp;
     const uint8_t *wres = sp->wres;
     n = scan_count(sp->nwarps);
-    if (n % SCHED_SCAN_PAD == 0) { /* as the first scan: blocks of 8, unrolled */
-        for (int i = 0; i < n; i += SCHED_SCAN_PAD) {
+    int j0 = 0;
+    for (; j0 + SCHED_SCAN_PAD <= n; j0 += SCHED_SCAN_PAD) { /* as the first scan */
 #pragma GCC unroll 8
-            for (int k = i; k < i + SCHED_SCAN_PAD; k++) {
-                uint64_t e = max64(ens[k], qp[wres[k]]);
-                next = e < next ? e : next;
-            }
-        }
-    } else {
-        for (int i = 0; i < n; i++) {
-            uint64_t e = max64(ens[i], qp[wres[i]]);
+        for (int k = j0; k < j0 + SCHED_SCAN_PAD; k++) {
+            uint64_t e = max64(ens[k], qp[wres[k]]);
             next = e < next ? e : next;
         }
+    }
+    for (; j0 < n; j0++) {
+        uint64_t e = max64(ens[j0], qp[wres[j0]]);
+        next = e < next ? e : next;
     }
     if (next != T_INF)
         next = max64(next, t1);

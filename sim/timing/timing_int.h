@@ -134,10 +134,10 @@ typedef struct {
 
 struct tblock;
 
-/* A resident warp. Hot fields first: the scheduler reads them every evaluation. */
-#define TW_SECS_IN 8
+#define TW_SECS_IN 8   /* sectors a warp record holds (tw.secs_in) */
 #define TW_MAX_SECS 64 /* 32 lanes, each access within two sectors */
 
+/* A resident warp. Hot fields first: the scheduler reads them every evaluation. */
 typedef struct tw {
     uint8_t state;          /* tw_state */
     uint8_t has_pending;    /* dg holds the next instruction (already executed) */
@@ -417,14 +417,14 @@ void sched_resolve(tw *w, uint64_t token, uint64_t cycle);
 void sched_settle(tctx *c, tw *w);
 
 /* gpu.c */
-/* Scheduler sp is evaluated at t at the latest (its SM's wake-up; a token is not a cycle: the
- * scheduler is woken when the token is resolved). Inline: once per evaluation. */
 /* The scheduler of warp slot `slot` on SM sm (a warp's sub-partition is slot mod nsub). */
 static inline tsmsp *tgpu_sp(const tctx *c, uint32_t sm, uint32_t slot)
 {
     return &c->sp[(size_t)sm * (size_t)c->nsub + slot % (uint32_t)c->nsub];
 }
 
+/* Scheduler sp is evaluated at t at the latest (its SM's wake-up; a token is not a cycle: the
+ * scheduler is woken when the token is resolved). Inline: once per evaluation. */
 static inline void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t)
 {
     (void)c;
