@@ -170,10 +170,39 @@ static void test_describe(void **state)
     devmem_destroy(m);
 }
 
+/* A large allocation (host backing from hugemem, 2 MB pages) next to small ones: zeroed, every
+ * byte reachable, writes land where they should and nowhere else. */
+static void test_large_allocation(void **state)
+{
+    (void)state;
+    devmem_t *m = devmem_create(0);
+    assert_non_null(m);
+    uint64_t n = (5u << 20) + 100; /* 5 MB and a bit: not a multiple of the page */
+    uint64_t s0 = alloc(m, 64, "small0");
+    uint64_t big = alloc(m, n, "big");
+    uint64_t s1 = alloc(m, 64, "small1");
+    uint8_t *h = devmem_translate(m, big, n);
+    assert_non_null(h);
+    for (uint64_t i = 0; i < n; i += 4093)
+        assert_int_equal(h[i], 0);
+    assert_int_equal(h[n - 1], 0);
+    uint8_t *last = devmem_translate(m, big + n - 4, 4);
+    assert_ptr_equal(last, h + n - 4);
+    memset(last, 0xee, 4);
+    assert_null(devmem_translate(m, big + n - 4, 5)); /* one past the end */
+    uint8_t *a = devmem_translate(m, s0, 64), *b = devmem_translate(m, s1, 64);
+    for (int i = 0; i < 64; i++)
+        assert_true(a[i] == 0 && b[i] == 0);
+    assert_int_equal(h[n - 5], 0);
+    assert_int_equal(h[n - 1], 0xee);
+    devmem_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_alignment_and_gaps),
+        cmocka_unit_test(test_large_allocation),
         cmocka_unit_test(test_translate_boundaries),
         cmocka_unit_test(test_many_allocations_binary_search),
         cmocka_unit_test(test_limit_and_zero_size),

@@ -266,22 +266,39 @@ void exec_prog_slot_widths(const exec_prog *p, uint32_t *narrow, uint32_t *wide)
     }
 }
 
+/* A zeroed piece of a block: from the arena when there is one, else from the heap. */
+static void *block_piece(hugemem_arena *a, size_t size, size_t align)
+{
+    if (a)
+        return hugemem_arena_alloc(a, size, align);
+    size = (size + align - 1) & ~(align - 1); /* aligned_alloc wants a multiple */
+    void *p = aligned_alloc(align, size ? size : align);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
 exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_t *d)
 {
-    exec_block *b = calloc(1, sizeof *b);
+    return exec_block_create_in(p, ctaid, d, NULL);
+}
+
+exec_block *exec_block_create_in(const exec_prog *p, const uint32_t ctaid[3], diag_t *d,
+                                 hugemem_arena *a)
+{
+    exec_block *b = block_piece(a, sizeof(exec_block), _Alignof(exec_block));
     if (!b) {
         diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
         return NULL;
     }
+    b->arena = a != NULL;
     b->p = p;
     const uint32_t *bd = p->g.block;
     b->nthreads = bd[0] * bd[1] * bd[2];
     b->nwarps = (int)((b->nthreads + 31) / 32);
     /* 64-byte aligned for the layout of xwarp (exec_int.h) */
-    b->w = aligned_alloc(_Alignof(xwarp), (size_t)b->nwarps * sizeof *b->w);
-    if (b->w)
-        memset(b->w, 0, (size_t)b->nwarps * sizeof *b->w);
-    b->smem = calloc(1, p->smem_bytes ? p->smem_bytes : 1);
+    b->w = block_piece(a, (size_t)b->nwarps * sizeof *b->w, _Alignof(xwarp));
+    b->smem = block_piece(a, p->smem_bytes ? p->smem_bytes : 1, 64);
     if (!b->w || !b->smem) {
         exec_block_destroy(b);
         diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
@@ -293,19 +310,18 @@ exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_
      * (red_shuffle and bk_transpose33 +2 %: docs/performance.md, eleventh session) */
     size_t stride = ((size_t)(kf->nslots ? kf->nslots : 1) * XUNIT * sizeof(uint64_t) + 63) &
                     ~(size_t)63;
-    b->regs_mem = aligned_alloc(64, (size_t)b->nwarps * stride);
+    b->regs_mem = block_piece(a, (size_t)b->nwarps * stride, 64);
     if (!b->regs_mem) {
         exec_block_destroy(b);
         diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
         return NULL;
     }
-    memset(b->regs_mem, 0, (size_t)b->nwarps * stride);
     for (int w = 0; w < b->nwarps; w++) {
         xwarp *W = &b->w[w];
         xwarp_init_stacks(W);
         W->regs_cap = kf->nslots;
         W->regs = b->regs_mem + (size_t)w * (stride / sizeof(uint64_t));
-        W->local = p->local_bytes ? calloc(32, p->local_bytes) : NULL;
+        W->local = p->local_bytes ? block_piece(a, (size_t)32 * p->local_bytes, 64) : NULL;
         if (p->local_bytes && !W->local) {
             exec_block_destroy(b);
             diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
@@ -330,9 +346,12 @@ void exec_block_destroy(exec_block *b)
         for (int w = 0; w < b->nwarps; w++) {
             if (b->w[w].regs_own)
                 free(b->w[w].regs);
-            free(b->w[w].local);
+            if (!b->arena)
+                free(b->w[w].local);
             xctl_free_stacks(&b->w[w]);
         }
+    if (b->arena)
+        return; /* the rest belongs to the arena */
     free(b->w);
     free(b->regs_mem);
     free(b->smem);

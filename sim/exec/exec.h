@@ -26,6 +26,7 @@
 
 #include "devmem.h"
 #include "diag.h"
+#include "hugemem.h"
 #include "ir.h"
 
 /* Generic-address windows (generic = what cvta produces and plain ld/st use):
@@ -91,6 +92,11 @@ void exec_prog_prefetch_reuse(exec_prog *p);
 /* A CTA at block index (x, y, z), all its warps at the first instruction. NULL on out of memory
  * (d set). */
 exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_t *d);
+/* The same with the block's memory (its record, warps, register files, shared and local
+ * memory) carved from arena a (huge pages, hugemem.h), for the timing model's pooled blocks;
+ * exec_block_destroy then releases only what a block grew on the heap, the arena the rest. */
+exec_block *exec_block_create_in(const exec_prog *p, const uint32_t ctaid[3], diag_t *d,
+                                 hugemem_arena *a);
 void exec_block_destroy(exec_block *b);
 /* The timing model's time for %clock/%clock64 (SM cycles) and %globaltimer (ns) as seen by the
  * block's next instructions. Without it they read the block's warp-instruction count. */

@@ -247,6 +247,7 @@ struct exec_block {
     xbar bars[16];
     int has_clock;                   /* set by exec_block_set_clock */
     int has_sm;                      /* set by exec_block_set_sm */
+    int arena;                       /* its memory is an arena's (exec_block_create_in) */
     uint32_t smid;
     uint64_t clock, timer_ns;
 };

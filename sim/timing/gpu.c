@@ -49,6 +49,8 @@ static int most_room(const tctx *c)
     return best;
 }
 
+/* What a block grew on the heap (the block, its warps and its functional state are pieces of
+ * the run's arena). */
 static void block_free(tblock *b)
 {
     if (b->warps)
@@ -57,8 +59,6 @@ static void block_free(tblock *b)
             free(b->warps[i].secs_heap);
         }
     exec_block_destroy(b->eb);
-    free(b->warps);
-    free(b);
 }
 
 static wl_status dispatch(tctx *c, int s, uint64_t start)
@@ -88,11 +88,12 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
         b->warps = warps;
         exec_block_reset(eb, ctaid);
     } else {
-        b = calloc(1, sizeof *b);
+        b = hugemem_arena_alloc(c->arena, sizeof *b, _Alignof(tblock));
         if (!b)
             return oom(c);
-        b->eb = exec_block_create(c->prog, ctaid, c->d);
-        b->warps = calloc((size_t)c->warps_per_block, sizeof *b->warps);
+        b->eb = exec_block_create_in(c->prog, ctaid, c->d, c->arena);
+        b->warps = hugemem_arena_alloc(c->arena, (size_t)c->warps_per_block * sizeof *b->warps,
+                                       _Alignof(tw));
         if (!b->eb || !b->warps) {
             wl_status st = b->eb ? oom(c) : c->d->status;
             block_free(b);
@@ -198,8 +199,13 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->queue_depth = a->lsu_queue_depth < 1    ? 1
                      : a->lsu_queue_depth > 16 ? 16 /* the queues' ring size */
                                                : (uint32_t)a->lsu_queue_depth;
-    c->sms = calloc((size_t)c->nsm, sizeof *c->sms);
-    c->sp = calloc((size_t)c->nsm * (size_t)c->nsub, sizeof *c->sp);
+    /* the run's long-lived state on huge pages (hugemem.h): these arrays, and the pooled blocks
+     * (dispatch) */
+    if (!(c->arena = hugemem_arena_create()))
+        return oom(c);
+    c->sms = hugemem_arena_alloc(c->arena, (size_t)c->nsm * sizeof *c->sms, _Alignof(tsm));
+    c->sp = hugemem_arena_alloc(c->arena, (size_t)c->nsm * (size_t)c->nsub * sizeof *c->sp,
+                                _Alignof(tsmsp));
     c->scratch_blocks = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_blocks);
     c->scratch_warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_warps);
     c->stat = calloc(c->nf, sizeof *c->stat);
@@ -217,8 +223,9 @@ static wl_status setup(tctx *c, const timing_config *cfg)
         tsm *sm = &c->sms[s];
         sm->id = s;
         sm->gpc = gpc;
-        sm->slot_used = calloc((size_t)a->max_warps_per_sm + 1, 1);
-        sm->blocks = calloc((size_t)r->blocks_per_sm, sizeof *sm->blocks);
+        sm->slot_used = hugemem_arena_alloc(c->arena, (size_t)a->max_warps_per_sm + 1, 1);
+        sm->blocks = hugemem_arena_alloc(c->arena, (size_t)r->blocks_per_sm * sizeof *sm->blocks,
+                                         _Alignof(tblock *));
         if (!sm->slot_used || !sm->blocks)
             return oom(c);
         for (int k = 0; k < c->nsub; k++) {
@@ -231,9 +238,10 @@ static wl_status setup(tctx *c, const timing_config *cfg)
             sp->lite_free = a->fma_heavy_lite ? 0 : T_INF; /* one FMA pipe: "heavy" is it */
             /* ens and wres up to a multiple of SCHED_SCAN_PAD past the warps (sched_eval) */
             size_t cap = (size_t)a->max_warps_per_sm + SCHED_SCAN_PAD;
-            sp->warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *sp->warps);
-            sp->ens = malloc(cap * sizeof *sp->ens);
-            sp->wres = calloc(cap, 1);
+            sp->warps = hugemem_arena_alloc(
+                c->arena, ((size_t)a->max_warps_per_sm + 1) * sizeof *sp->warps, 64);
+            sp->ens = hugemem_arena_alloc(c->arena, cap * sizeof *sp->ens, 64);
+            sp->wres = hugemem_arena_alloc(c->arena, cap, 64);
             if (!sp->warps || !sp->ens || !sp->wres)
                 return oom(c);
             for (size_t i = 0; i < cap; i++)
@@ -327,14 +335,6 @@ static void teardown(tctx *c)
                 if (sm->blocks[k])
                     block_free(sm->blocks[k]);
             }
-            free(sm->slot_used);
-            free(sm->blocks);
-        }
-    if (c->sp)
-        for (int i = 0; i < c->nsm * c->nsub; i++) {
-            free(c->sp[i].warps);
-            free(c->sp[i].ens);
-            free(c->sp[i].wres);
         }
     while (c->free_blocks) {
         tblock *b = c->free_blocks;
@@ -344,8 +344,7 @@ static void teardown(tctx *c)
     for (uint32_t f = 0; c->stat && f < c->nf; f++)
         free(c->stat[f]);
     free(c->stat);
-    free(c->sms);
-    free(c->sp);
+    hugemem_arena_destroy(c->arena); /* the SMs, schedulers and blocks */
     free(c->scratch_blocks);
     free(c->scratch_warps);
     free(c->scratch_resolve);

@@ -15,6 +15,7 @@
 
 #include "bits.h"
 #include "exec.h"
+#include "hugemem.h"
 #include "memsys.h"
 #include "timing.h"
 #include "trace.h"
@@ -279,6 +280,7 @@ typedef struct tctx {
     exec_step_info info;
     /* Retired blocks kept for the next dispatch (their memory is reused, still warm). */
     tblock *free_blocks;
+    hugemem_arena *arena;   /* SMs, schedulers, blocks: freed at once at the end (hugemem.h) */
     /* tstatic entries: stat[f][pc] for function f of the module (sched_fetch fills them) */
     tstatic **stat;
 } tctx;

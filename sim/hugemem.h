@@ -1,0 +1,36 @@
+/* hugemem: host memory for the simulator's large, long-lived state, backed by 2 MB pages where
+ * the host kernel offers them (Linux transparent huge pages, asked for with madvise).
+ *
+ * Why: a full-size run touches tens of megabytes at random (the matrices of device memory,
+ * the register files, warp records and shared memory of every resident block on 132 SMs).
+ * With 4 KB pages nearly every warp switch also misses the host's TLB, and inside a virtual
+ * machine a TLB miss walks two page tables. With 2 MB pages the same state needs a few dozen
+ * TLB entries. Measured in the twelfth session (docs/performance.md): the glibc switch that
+ * does this for every allocation (GLIBC_TUNABLES=glibc.malloc.hugetlb=1) made lat_copy and
+ * bk_transpose33 about 7 % faster. The pages are a hint: where the kernel has none, or is not
+ * Linux, this is plain zeroed memory and nothing else changes. */
+#ifndef WL_HUGEMEM_H
+#define WL_HUGEMEM_H
+
+#include <stddef.h>
+
+/* Sizes from which a mapping is 2 MB aligned and asked for huge pages. */
+#define HUGEMEM_PAGE ((size_t)2 << 20)
+
+/* A zero-filled mapping of size bytes (pages committed on first touch); NULL when out of
+ * memory or size is 0. Release with hugemem_unmap and the same size. */
+void *hugemem_map(size_t size);
+void hugemem_unmap(void *p, size_t size);
+
+/* An arena: many small zeroed pieces carved from 2 MB-aligned huge-page chunks, all released
+ * at once by hugemem_arena_destroy (no single free). For state that lives as long as a run,
+ * such as the pooled blocks of the timing model. */
+typedef struct hugemem_arena hugemem_arena;
+
+hugemem_arena *hugemem_arena_create(void);
+/* size bytes aligned to align (a power of two, at most 4096), zeroed; NULL when out of
+ * memory. */
+void *hugemem_arena_alloc(hugemem_arena *a, size_t size, size_t align);
+void hugemem_arena_destroy(hugemem_arena *a);
+
+#endif
