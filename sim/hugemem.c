@@ -6,6 +6,17 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Under AddressSanitizer mappings and arena pieces are heap blocks instead, so that the
+ * sanitizer still sees an overrun of a register file, of shared memory or of a cache's arrays
+ * (pieces of one chunk would have no red zones between them, mappings are not tracked). */
+#if defined(__SANITIZE_ADDRESS__)
+#define HUGEMEM_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HUGEMEM_HEAP 1
+#endif
+#endif
+
 /* Map size bytes (size > 0) at a 2 MB boundary: ask for size + 2 MB and give back the
  * unaligned head and the tail, so that every 2 MB of the range can be one huge page. */
 static void *map_aligned(size_t size)
@@ -38,6 +49,16 @@ void *hugemem_map(size_t size)
 {
     if (!size)
         return NULL;
+#ifdef HUGEMEM_HEAP
+    {
+        size_t al = size >= HUGEMEM_PAGE ? HUGEMEM_PAGE : 4096; /* as a mapping would be */
+        size_t s = (size + al - 1) & ~(al - 1);
+        void *p = s < size ? NULL : aligned_alloc(al, s);
+        if (p)
+            memset(p, 0, s);
+        return p;
+    }
+#endif
     size_t s = page_round(size);
     if (s < size)
         return NULL;
@@ -50,6 +71,11 @@ void *hugemem_map(size_t size)
 
 void hugemem_unmap(void *p, size_t size)
 {
+#ifdef HUGEMEM_HEAP
+    (void)size;
+    free(p);
+    return;
+#endif
     if (p)
         munmap(p, page_round(size));
 }
@@ -68,16 +94,6 @@ struct hugemem_arena {
     size_t nheap, capheap;
 };
 
-/* Under AddressSanitizer every piece is its own heap block instead, so that the sanitizer
- * still sees an overrun of a register file or of shared memory (pieces of one chunk would
- * have no red zones between them). */
-#if defined(__SANITIZE_ADDRESS__)
-#define HUGEMEM_HEAP 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HUGEMEM_HEAP 1
-#endif
-#endif
 
 hugemem_arena *hugemem_arena_create(void)
 {

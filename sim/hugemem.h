@@ -17,8 +17,10 @@
 /* Sizes from which a mapping is 2 MB aligned and asked for huge pages. */
 #define HUGEMEM_PAGE ((size_t)2 << 20)
 
-/* A zero-filled mapping of size bytes (pages committed on first touch); NULL when out of
- * memory or size is 0. Release with hugemem_unmap and the same size. */
+/* A zero-filled mapping of size bytes (pages committed on first touch), 4 KB aligned, and
+ * 2 MB aligned from HUGEMEM_PAGE bytes on; NULL when out of memory or size is 0. Release with
+ * hugemem_unmap and the same size. Under AddressSanitizer mappings and arena pieces are heap
+ * blocks (hugemem.c). */
 void *hugemem_map(size_t size);
 void hugemem_unmap(void *p, size_t size);
 

@@ -1,9 +1,9 @@
 /* cache: sectored set-associative tag store; see cache.h. */
 #include "cache.h"
+#include "hugemem.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -33,8 +33,9 @@ struct cache {
     size_t meta_bytes;
     uint8_t *vict;          /* per set: the way a miss takes (fill, or the least recent), kept
                                apart so that a prefetch hint finds it without the record */
-    cache_line *lines;      /* sets x ways, page-aligned (mmap): one line = one host cache line */
+    cache_line *lines;      /* sets x ways, page-aligned: one line = one host cache line */
     size_t lines_bytes;
+    int in_arena;           /* the arrays are pieces of an arena (cache_create_in) */
     uint64_t sets;
     int sets_shift;         /* log2(sets) */
     uint32_t ways;
@@ -118,7 +119,7 @@ uint64_t cache_hash(uint64_t x)
     return x;
 }
 
-cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
+cache_t *cache_create_in(uint64_t lines, uint32_t ways, int hashed, hugemem_arena *a)
 {
     if (lines == 0 || ways == 0)
         return NULL;
@@ -150,28 +151,33 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     }
 #endif
     c->memo_tag = UINT64_MAX; /* no line number is all ones (a 128-byte line of 2^64 bytes) */
-    /* anonymous mmap: page-aligned and zero-filled lazily (untouched sets cost nothing) */
-    c->lines_bytes = (size_t)(c->sets * c->ways) * sizeof *c->lines;
-    void *p = mmap(NULL, c->lines_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                   0);
-    c->lines = p == MAP_FAILED ? NULL : p;
-#ifdef MADV_HUGEPAGE
-    /* sets are picked at random: with 4 KB pages nearly every lookup in a large L2 (31 MB of
-     * lines on the H200) would also miss the host's TLB; ask for 2 MB pages (Linux
-     * transparent huge pages, where the kernel offers them; a hint, nothing else changes) */
-    if (c->lines && c->lines_bytes >= (2u << 20))
-        madvise(p, c->lines_bytes, MADV_HUGEPAGE);
-#endif
     size_t n = (size_t)(c->sets * c->ways);
-    c->tags = calloc(n, sizeof *c->tags);
-    /* the records: aligned for the vector operations; free ranks set on a set's first use
-     * (cache_alloc), so untouched sets stay untouched pages */
+    c->lines_bytes = n * sizeof *c->lines;
     c->meta_bytes = (size_t)c->sets * sizeof *c->meta;
-    void *q = MAP_FAILED;
-    if (c->ways <= CACHE_META_WAYS)
-        q = mmap(NULL, c->meta_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    c->meta = q == MAP_FAILED ? NULL : q;
-    c->vict = calloc((size_t)c->sets, 1);
+    if (c->ways > CACHE_META_WAYS) { /* the recency record of a set has no room */
+        free(c);
+        return NULL;
+    }
+    if (a) {
+        /* pieces of the arena: 2 MB pages (hugemem.h) shared by all the caches of a memory
+         * system, so that the 132 L1s and the L2's records take a few dozen host TLB entries
+         * (each L1 on its own would be a few 4 KB pages among thousands) */
+        c->in_arena = 1;
+        c->lines = hugemem_arena_alloc(a, c->lines_bytes, 4096);
+        c->tags = hugemem_arena_alloc(a, n * sizeof *c->tags, 64);
+        c->meta = hugemem_arena_alloc(a, c->meta_bytes, 64);
+        c->vict = hugemem_arena_alloc(a, (size_t)c->sets, 64);
+    } else {
+        /* mappings: page-aligned and zero-filled lazily (untouched sets cost nothing); from
+         * 2 MB on on huge pages (sets are picked at random: with 4 KB pages nearly every lookup
+         * in a large L2, 31 MB of lines on the H200, would also miss the host's TLB) */
+        c->lines = hugemem_map(c->lines_bytes);
+        c->tags = hugemem_map(n * sizeof *c->tags);
+        c->meta = hugemem_map(c->meta_bytes);
+        c->vict = hugemem_map((size_t)c->sets);
+    }
+    /* free ranks are set on a set's first use (cache_alloc), so untouched sets stay untouched
+     * pages */
     if (!c->lines || !c->tags || !c->meta || !c->vict) {
         cache_destroy(c);
         return NULL;
@@ -179,16 +185,22 @@ cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
     return c;
 }
 
+cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
+{
+    return cache_create_in(lines, ways, hashed, NULL);
+}
+
 void cache_destroy(cache_t *c)
 {
     if (!c)
         return;
-    if (c->lines)
-        munmap(c->lines, c->lines_bytes);
-    free(c->tags);
-    if (c->meta)
-        munmap(c->meta, c->meta_bytes);
-    free(c->vict);
+    if (!c->in_arena) {
+        size_t n = (size_t)(c->sets * c->ways);
+        hugemem_unmap(c->lines, c->lines_bytes);
+        hugemem_unmap(c->tags, n * sizeof *c->tags);
+        hugemem_unmap(c->meta, c->meta_bytes);
+        hugemem_unmap(c->vict, (size_t)c->sets);
+    }
     free(c);
 }
 

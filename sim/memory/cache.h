@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "bits.h"
+#include "hugemem.h"
 
 #define CACHE_MAX_SECTORS 4
 
@@ -36,6 +37,9 @@ typedef struct cache cache_t;
  * lines == 0, or the associativity comes out above 32 (the recency ranks of a set fill one
  * 32-byte vector; ways <= 16 always gives at most 31). */
 cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed);
+/* The same with the arrays carved from arena a (huge pages, hugemem.h), released with it;
+ * cache_destroy then frees only the handle. */
+cache_t *cache_create_in(uint64_t lines, uint32_t ways, int hashed, hugemem_arena *a);
 void cache_destroy(cache_t *c);
 /* Lines the cache holds (sets x ways). */
 uint64_t cache_capacity_lines(const cache_t *c);

@@ -33,7 +33,7 @@ l2_t *l2_create(const l2_config *cfg, dram_t *dram)
     l->cfg = *cfg;
     l->dram = dram;
     uint64_t lines = cfg->bytes / cfg->line_bytes;
-    l->home = cache_create(lines, cfg->ways, 1);
+    l->home = cache_create_in(lines, cfg->ways, 1, cfg->arena);
     l->near_lines = lines / cfg->partitions;
     l->slices = l->home ? dram_create(cfg->slices, cfg->bytes_per_cycle, 0, 1) : NULL;
     if (!l->slices) {

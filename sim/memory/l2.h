@@ -44,6 +44,7 @@ typedef struct {
     uint32_t lat_near, lat_far, lat_dram, lat_atomic; /* load-to-use from the L1 stage */
     double atomic_cycles;       /* per atomic operation on one line */
     uint32_t dram_sectors;      /* sectors DRAM moves per access (aligned group), >= 1 */
+    hugemem_arena *arena;       /* where the cache's arrays live (NULL: their own mappings) */
 } l2_config;
 
 typedef struct {

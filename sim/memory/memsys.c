@@ -66,6 +66,7 @@ struct memsys {
     uint32_t partitions;
     uint64_t l1_lines;
     cache_t **l1;           /* per SM, created at its first access */
+    hugemem_arena *arena;   /* the caches' arrays (L1s and L2) on huge pages (hugemem.h) */
     l2_t *l2;
     dram_t *dram;
     memsys_stats st;
@@ -129,6 +130,7 @@ memsys_t *memsys_create(const arch_t *a)
     m->spl_shift = wl_log2_exact(m->spl);
     m->partitions = a->l2_partitions > 0 ? (uint32_t)a->l2_partitions : 1;
     m->l1 = calloc(m->nsm, sizeof *m->l1);
+    m->arena = hugemem_arena_create();
     m->part_of = calloc(m->nsm, sizeof *m->part_of);
     for (uint32_t sm = 0; m->part_of && sm < m->nsm; sm++)
         m->part_of[sm] = (uint32_t)((uint64_t)sm * m->partitions / m->nsm);
@@ -154,8 +156,9 @@ memsys_t *memsys_create(const arch_t *a)
                    .lat_dram = (uint32_t)a->lat_dram,
                    .lat_atomic = (uint32_t)a->lat_atomic_global,
                    .atomic_cycles = MEMSYS_ATOMIC_CYCLES,
-                   .dram_sectors = MEMSYS_DRAM_SECTORS};
-    m->l2 = m->dram ? l2_create(&c, m->dram) : NULL;
+                   .dram_sectors = MEMSYS_DRAM_SECTORS,
+                   .arena = m->arena};
+    m->l2 = m->dram && m->arena ? l2_create(&c, m->dram) : NULL;
     if (!m->l1 || !m->part_of || !m->l2) {
         memsys_destroy(m);
         return NULL;
@@ -178,6 +181,7 @@ void memsys_destroy(memsys_t *m)
     free(m->l1);
     free(m->part_of);
     l2_destroy(m->l2);
+    hugemem_arena_destroy(m->arena); /* after the caches whose arrays it holds */
     dram_destroy(m->dram);
     free(m->dq);
     free(m->dops);
@@ -199,7 +203,7 @@ void memsys_set_smem_pool(memsys_t *m, uint32_t smem_bytes)
 static cache_t *l1_of(memsys_t *m, uint32_t sm)
 {
     if (!m->l1[sm] && m->l1_lines && !m->oom) {
-        m->l1[sm] = cache_create(m->l1_lines, MEMSYS_L1_WAYS, 0);
+        m->l1[sm] = cache_create_in(m->l1_lines, MEMSYS_L1_WAYS, 0, m->arena);
         m->oom = m->l1[sm] == NULL;
     }
     return m->l1[sm];
