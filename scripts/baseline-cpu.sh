@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The functional engine picks AVX2 and FMA handlers at decode when the host has them
-# (sim/exec/xfast.c, xopf.c), and the cache model its AVX2 tag scan (sim/memory/cache.c); a
-# host without them (an older laptop) runs the SSE2 baseline handlers, the software FMA and the
-# scalar scan. The build machines and CI have AVX2 and FMA, so those paths would never run in
-# the tests. This runs the functional tests (every gpu/kernels kernel against its C reference,
-# the per-opcode semantics, the PTX-level checks) and the memory model's (hits, misses,
-# evictions by hand-derived cycles) under qemu-x86_64 -cpu Nehalem: an
-# x86-64 with SSE4.2 and no AVX, AVX2 or FMA, so __builtin_cpu_supports reports neither.
+# (sim/exec/xfast.c, xopf.c), the cache model its AVX2 tag scan (sim/memory/cache.c) and the
+# scheduler its AVX2 warp scan (sim/timing/sched.c); a host without them (an older laptop)
+# runs the SSE2 baseline handlers, the software FMA and the scalar scans. The build machines
+# and CI have AVX2 and FMA, so those paths would never run in the tests. This runs the
+# functional tests (every gpu/kernels kernel against its C reference, the per-opcode
+# semantics, the PTX-level checks), the memory model's (hits, misses, evictions by
+# hand-derived cycles) and the timing model's (micro-cases' cycles by hand) under
+# qemu-x86_64 -cpu Nehalem: an x86-64 with SSE4.2 and no AVX, AVX2 or FMA, so
+# __builtin_cpu_supports reports neither.
 #   scripts/baseline-cpu.sh        (after scripts/setup.sh; CI's "baseline CPU" step)
 # Installs qemu-user (Debian) when missing. Writes build/baseline-cpu-results.txt, one PASS/FAIL
 # line per check; exits non-zero on any failure.
@@ -42,7 +44,7 @@ else
   fail=1
 fi
 export WARPLAB_ROOT=$PWD
-for t in exec_sem exec_ptx exec_kernels memory; do
+for t in exec_sem exec_ptx exec_kernels memory timing_model; do
   exe=build/tests/test_$t
   if [ ! -x "$exe" ]; then
     echo "FAIL baseline CPU: $exe not built" >> "$results"

@@ -196,6 +196,9 @@ static wl_status setup(tctx *c, const timing_config *cfg)
         while (c->kstride < c->m->funcs[f].nregs)
             c->kstride += SB_SLOTS;
     c->reads_clock = module_reads_clock(c->m);
+#if defined(__x86_64__) || defined(__i386__)
+    c->avx2 = __builtin_cpu_supports("avx2");
+#endif
     c->queue_depth = a->lsu_queue_depth < 1    ? 1
                      : a->lsu_queue_depth > 16 ? 16 /* the queues' ring size */
                                                : (uint32_t)a->lsu_queue_depth;

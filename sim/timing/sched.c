@@ -29,6 +29,11 @@
 
 #include "timing_int.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define SCHED_X86 1
+#endif
+
 static const char *const policy_names[SCHED_POLICY_COUNT] = {"lrr", "gto", "two-level"};
 
 int sched_policy_from_name(const char *name)
@@ -758,18 +763,11 @@ static int scan_count(int n)
     return n <= SCHED_SCAN_PAD / 2 ? n : (n + SCHED_SCAN_PAD - 1) / SCHED_SCAN_PAD * SCHED_SCAN_PAD;
 }
 
-wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
+/* sched_eval's first scan: the warps whose own conditions allow an issue at t (ens[k] <= t),
+ * in array order, into look[]; their count. */
+static int look_scalar(const uint64_t *ens, int n, uint64_t t, int *look)
 {
-    timing_result *r = c->res;
-    if (c->policy == SCHED_TWO_LEVEL)
-        two_level_update(sp, t);
-    /* Only warps whose own conditions are satisfied by t are looked at: the others keep
-     * their reason (a higher-priority condition than any scheduler resource) and are charged
-     * when they are next looked at. ens[] is kept exact (sched_add_warp, sched_refresh, after
-     * each issue), so the scan reads only that array, not the warps. */
-    int n = sp->nwarps, look[EVAL_MAX_WARPS + SCHED_SCAN_PAD], nlook = 0;
-    int npad = scan_count(n);
-    const uint64_t *ens = sp->ens;
+    int npad = scan_count(n), nlook = 0;
     /* blocks of 8 unrolled (the loop's own count and branch were a third of the scan), then
      * the few warps of a scheduler with at most SCHED_SCAN_PAD / 2 (scan_count) */
     int i0 = 0;
@@ -784,6 +782,54 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         look[nlook] = i0;
         nlook += ens[i0] <= t;
     }
+    return nlook;
+}
+
+#ifdef SCHED_X86
+/* The same, eight warps per step: two 4-wide compares give a mask of the warps that pass,
+ * whose set bits become the entries (usually one or two of a scheduler's warps pass). Reads
+ * up to n rounded up to 8: ens has that room and is T_INF past the warps (tsmsp.ens). AVX2
+ * has only signed 64-bit compares: both sides have the sign bit flipped, which orders them
+ * as unsigned (T_INF = UINT64_MAX stays the largest). */
+__attribute__((target("avx2"))) static int look_avx2(const uint64_t *ens, int n, uint64_t t,
+                                                     int *look)
+{
+    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+    const __m256i tt = _mm256_xor_si256(_mm256_set1_epi64x((long long)t), sign);
+    int nlook = 0;
+    for (int k = 0; k < n; k += 8) {
+        const __m256i *v = (const __m256i *)(const void *)(ens + k);
+        __m256i a = _mm256_xor_si256(_mm256_loadu_si256(v), sign);
+        __m256i b = _mm256_xor_si256(_mm256_loadu_si256(v + 1), sign);
+        unsigned later =
+            (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, tt))) |
+            (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(b, tt))) << 4;
+        unsigned m = ~later & 0xffu; /* ens <= t */
+        while (m) {
+            look[nlook++] = k + __builtin_ctz(m);
+            m &= m - 1;
+        }
+    }
+    return nlook;
+}
+#endif
+
+wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
+{
+    timing_result *r = c->res;
+    if (c->policy == SCHED_TWO_LEVEL)
+        two_level_update(sp, t);
+    /* Only warps whose own conditions are satisfied by t are looked at: the others keep
+     * their reason (a higher-priority condition than any scheduler resource) and are charged
+     * when they are next looked at. ens[] is kept exact (sched_add_warp, sched_refresh, after
+     * each issue), so the scan reads only that array, not the warps. */
+    int n = sp->nwarps, look[EVAL_MAX_WARPS + SCHED_SCAN_PAD];
+    const uint64_t *ens = sp->ens;
+#ifdef SCHED_X86
+    int nlook = c->avx2 ? look_avx2(ens, n, t, look) : look_scalar(ens, n, t, look);
+#else
+    int nlook = look_scalar(ens, n, t, look);
+#endif
     /* For each looked-at warp, in array order (the trace's order of intervals): account the
      * cycles since it was last charged, retire it when drained, charge this cycle when it
      * cannot issue, else collect it. */

@@ -258,6 +258,7 @@ typedef struct tctx {
     uint32_t kstride;       /* scoreboard keys: func * kstride + register, kstride a multiple of
                              * SB_SLOTS so a key's slot is its register's (the registers of the
                              * running function spread over all slots) */
+    int avx2;               /* the host has AVX2 (sched_eval's scan) */
     int reads_clock;        /* the module reads %clock/%clock64/%globaltimer (sched_fetch) */
     int nsm, nsub;
     tsm *sms;
