@@ -1,14 +1,13 @@
 /* hugemem: host memory for the simulator's large, long-lived state, backed by 2 MB pages where
  * the host kernel offers them (Linux transparent huge pages, asked for with madvise).
  *
- * Why: a full-size run touches tens of megabytes at random (the matrices of device memory,
- * the register files, warp records and shared memory of every resident block on 132 SMs).
- * With 4 KB pages nearly every warp switch also misses the host's TLB, and inside a virtual
- * machine a TLB miss walks two page tables. With 2 MB pages the same state needs a few dozen
- * TLB entries. Measured in the twelfth session (docs/performance.md): the glibc switch that
- * does this for every allocation (GLIBC_TUNABLES=glibc.malloc.hugetlb=1) made lat_copy and
- * bk_transpose33 about 7 % faster. The pages are a hint: where the kernel has none, or is not
- * Linux, this is plain zeroed memory and nothing else changes. */
+ * Why: a full-size run touches tens of megabytes of the model's own state at random (the
+ * register files, warp records and shared memory of every resident block on 132 SMs, the
+ * 132 L1s' and the L2's records). With 4 KB pages nearly every warp switch also misses the
+ * host's TLB, and inside a virtual machine a TLB miss walks two page tables. With 2 MB pages
+ * the same state needs a few dozen TLB entries (docs/performance.md, twelfth session). Not
+ * used for device memory: see devmem.h. The pages are a hint: where the kernel has none, or
+ * is not Linux, this is plain zeroed memory and nothing else changes. */
 #ifndef WL_HUGEMEM_H
 #define WL_HUGEMEM_H
 

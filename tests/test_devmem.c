@@ -170,8 +170,8 @@ static void test_describe(void **state)
     devmem_destroy(m);
 }
 
-/* A large allocation (host backing from hugemem, 2 MB pages) next to small ones: zeroed, every
- * byte reachable, writes land where they should and nowhere else. */
+/* A large allocation (its host backing mapped by the OS, not from the heap) next to small
+ * ones: zeroed, every byte reachable, writes land where they should and nowhere else. */
 static void test_large_allocation(void **state)
 {
     (void)state;

@@ -1,6 +1,5 @@
 /* devmem: the simulated device address space (see devmem.h for the model). */
 #include "devmem.h"
-#include "hugemem.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,25 +14,6 @@ struct devmem {
     uint64_t next;       /* base of the next allocation */
     size_t last;         /* last-hit cache for devmem_translate (index, < count when valid) */
 };
-
-/* Host backing: a large allocation (the matrices and arrays of a full-size run) as a mapping of
- * 2 MB pages (hugemem.h: fewer host TLB misses when the kernel streams through it), a small
- * one from the heap. Both start zeroed. */
-static uint8_t *host_alloc(uint64_t size)
-{
-    if (size > SIZE_MAX)
-        return NULL;
-    return size >= HUGEMEM_PAGE ? (uint8_t *)hugemem_map((size_t)size)
-                                : (uint8_t *)calloc(1, (size_t)size);
-}
-
-static void host_free(uint8_t *host, uint64_t size)
-{
-    if (size >= HUGEMEM_PAGE)
-        hugemem_unmap(host, (size_t)size);
-    else
-        free(host);
-}
 
 devmem_t *devmem_create(uint64_t limit_bytes)
 {
@@ -51,7 +31,7 @@ void devmem_destroy(devmem_t *m)
     if (!m)
         return;
     for (size_t i = 0; i < m->count; i++) {
-        host_free(m->regs[i].host, m->regs[i].size);
+        free(m->regs[i].host);
         free((char *)(uintptr_t)m->regs[i].label);
     }
     free(m->regs);
@@ -92,7 +72,7 @@ wl_status devmem_alloc(devmem_t *m, uint64_t size, const char *label, uint64_t *
     }
     uint8_t *host = NULL;
     if (size) {
-        if (!(host = host_alloc(size)))
+        if (size > SIZE_MAX || !(host = (uint8_t *)calloc(1, (size_t)size)))
             return diag_set(d, WL_EUSAGE, NULL, 0, 0,
                             "out of host memory for device allocation '%s' (%" PRIu64 " bytes)",
                             label, size);
@@ -100,7 +80,7 @@ wl_status devmem_alloc(devmem_t *m, uint64_t size, const char *label, uint64_t *
     size_t ln = strlen(label);
     char *lab = (char *)malloc(ln + 1);
     if (!lab) {
-        host_free(host, size);
+        free(host);
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of host memory");
     }
     memcpy(lab, label, ln + 1);

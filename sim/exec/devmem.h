@@ -13,8 +13,11 @@
  * there is an out-of-bounds fault (compute-sanitizer reports those too).
  *
  * What we simplify: no free/reuse (a launch allocates, runs, dumps, destroys);
- * host backing is one zeroed block per allocation (from 2 MB on, a mapping of huge
- * pages: hugemem.h; committed by the OS on first touch); the total is capped by the limit given to devmem_create.
+ * host backing is one zeroed calloc per allocation (lazily committed by the OS for
+ * big buffers; ordinary 4 KB pages on purpose: on 2 MB pages the input and output arrays of a
+ * kernel share their addresses modulo 2 MB, so element i of both falls into the same host
+ * cache sets, and lat_copy and bk_transpose33 ran 7-12 % slower: docs/performance.md,
+ * twelfth session); the total is capped by the limit given to devmem_create.
  *
  * devmem_translate is on the executor's hot path: it checks a one-entry last-hit
  * cache, then binary-searches the allocations (kept sorted by address, since
