@@ -199,6 +199,7 @@ static wl_status setup(tctx *c, const timing_config *cfg)
 #if defined(__x86_64__) || defined(__i386__)
     c->avx2 = __builtin_cpu_supports("avx2");
 #endif
+    sched_init_look(c);
     c->queue_depth = a->lsu_queue_depth < 1    ? 1
                      : a->lsu_queue_depth > 16 ? 16 /* the queues' ring size */
                                                : (uint32_t)a->lsu_queue_depth;

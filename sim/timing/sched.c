@@ -786,13 +786,15 @@ static int look_scalar(const uint64_t *ens, int n, uint64_t t, int *look)
 }
 
 #ifdef SCHED_X86
-/* The same, eight warps per step: two 4-wide compares give a mask of the warps that pass,
- * whose set bits become the entries (usually one or two of a scheduler's warps pass). Reads
- * up to n rounded up to 8: ens has that room and is T_INF past the warps (tsmsp.ens). AVX2
- * has only signed 64-bit compares: both sides have the sign bit flipped, which orders them
- * as unsigned (T_INF = UINT64_MAX stays the largest). */
-__attribute__((target("avx2"))) static int look_avx2(const uint64_t *ens, int n, uint64_t t,
-                                                     int *look)
+/* The same, eight warps per step and without branches on the data (a loop over the set bits
+ * of a mask mispredicts, as the scalar scan does not): two 4-wide compares give the mask of
+ * the warps that pass, a table (tctx.look_idx, sched_init_look) their indices, stored as eight
+ * entries of which the next pass overwrites those past the count. Reads up to n rounded up to
+ * 8: ens has that room and is T_INF past the warps (tsmsp.ens). AVX2 has only signed 64-bit
+ * compares: both sides have the sign bit flipped, which orders them as unsigned (T_INF =
+ * UINT64_MAX stays the largest). */
+__attribute__((target("avx2"))) static int look_avx2(const tctx *c, const uint64_t *ens, int n,
+                                                     uint64_t t, int *look)
 {
     const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
     const __m256i tt = _mm256_xor_si256(_mm256_set1_epi64x((long long)t), sign);
@@ -805,14 +807,25 @@ __attribute__((target("avx2"))) static int look_avx2(const uint64_t *ens, int n,
             (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, tt))) |
             (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(b, tt))) << 4;
         unsigned m = ~later & 0xffu; /* ens <= t */
-        while (m) {
-            look[nlook++] = k + __builtin_ctz(m);
-            m &= m - 1;
-        }
+        __m128i idx8 = _mm_loadl_epi64((const __m128i *)(const void *)c->look_idx[m]);
+        __m256i idx = _mm256_add_epi32(_mm256_cvtepu8_epi32(idx8), _mm256_set1_epi32(k));
+        _mm256_storeu_si256((__m256i *)(void *)(look + nlook), idx);
+        nlook += c->look_cnt[m];
     }
     return nlook;
 }
 #endif
+
+void sched_init_look(tctx *c)
+{
+    for (unsigned m = 0; m < 256; m++) {
+        int n = 0;
+        for (int b = 0; b < 8; b++)
+            if (m >> b & 1)
+                c->look_idx[m][n++] = (uint8_t)b;
+        c->look_cnt[m] = (uint8_t)n;
+    }
+}
 
 wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
 {
@@ -826,7 +839,9 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     int n = sp->nwarps, look[EVAL_MAX_WARPS + SCHED_SCAN_PAD];
     const uint64_t *ens = sp->ens;
 #ifdef SCHED_X86
-    int nlook = c->avx2 ? look_avx2(ens, n, t, look) : look_scalar(ens, n, t, look);
+    /* the vector scan from 5 warps on: below, the scalar one has fewer steps (scan_count) */
+    int nlook = c->avx2 && n > SCHED_SCAN_PAD / 2 ? look_avx2(c, ens, n, t, look)
+                                                 : look_scalar(ens, n, t, look);
 #else
     int nlook = look_scalar(ens, n, t, look);
 #endif

@@ -259,6 +259,7 @@ typedef struct tctx {
                              * SB_SLOTS so a key's slot is its register's (the registers of the
                              * running function spread over all slots) */
     int avx2;               /* the host has AVX2 (sched_eval's scan) */
+    uint8_t look_idx[256][8], look_cnt[256]; /* the scan's table (sched_init_look) */
     int reads_clock;        /* the module reads %clock/%clock64/%globaltimer (sched_fetch) */
     int nsm, nsub;
     tsm *sms;
@@ -409,6 +410,8 @@ wl_status bar_deadlock(tctx *c, diag_t *d);
 wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t);
 /* Executes w's next instruction functionally (it is issued later) and fills its conditions. */
 wl_status sched_fetch(tctx *c, tw *w, uint64_t now);
+/* Fills the table of sched_eval's vector scan (tctx.look_idx/look_cnt); once, at setup. */
+void sched_init_look(tctx *c);
 /* Adds a warp starting at `start`. */
 void sched_add_warp(tctx *c, tsmsp *sp, tw *w);
 /* w's conditions changed outside its scheduler's evaluation (barrier release): refresh the
