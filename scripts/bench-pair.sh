@@ -5,7 +5,11 @@
 # it during a round hits both builds alike. Each round gives B/A (warp instructions per second
 # of CPU time, tests/test_timing_bench); two consecutive rounds, one on each core, give a
 # core-paired ratio (their geometric mean); the script prints every ratio and the median of
-# the pairs. An unchanged build against itself gives 0.97-1.03.
+# the pairs. An unchanged build against itself gives 0.97-1.03. Two processes at once share the
+# host's caches and memory: for changes to memory behaviour (page sizes, layouts) the result can
+# differ from one process alone, which is what the target is about; use
+# scripts/bench-alone.sh for those (twelfth session: the first huge-page change, device memory
+# included, measured +12-21 % here and -4 to -9 % alone).
 # Usage: scripts/bench-pair.sh BUILD_A BUILD_B ROUNDS CASE...   (needs taskset and 2 cores)
 #        CASE as tests/test_timing_bench names them (lat_copy_16M, bk_transpose33_4k, ...)
 set -eu
