@@ -27,7 +27,8 @@ for c in "$@"; do
     done
     python3 - "$c" "$ra" "$rb" <<'PY'
 import statistics, sys
-c, a, b = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+c = sys.argv[1]
+a, b = [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
 if not a or not b or len(a) != len(b):
     sys.exit('%s: no result' % c)
 ma, mb = statistics.median(a), statistics.median(b)

@@ -17,6 +17,7 @@
 #endif
 #endif
 
+#ifndef HUGEMEM_HEAP
 /* Map size bytes (size > 0) at a 2 MB boundary: ask for size + 2 MB and give back the
  * unaligned head and the tail, so that every 2 MB of the range can be one huge page. */
 static void *map_aligned(size_t size)
@@ -44,21 +45,20 @@ static size_t page_round(size_t size)
 {
     return (size + 4095) & ~(size_t)4095;
 }
+#endif
 
 void *hugemem_map(size_t size)
 {
     if (!size)
         return NULL;
 #ifdef HUGEMEM_HEAP
-    {
-        size_t al = size >= HUGEMEM_PAGE ? HUGEMEM_PAGE : 4096; /* as a mapping would be */
-        size_t s = (size + al - 1) & ~(al - 1);
-        void *p = s < size ? NULL : aligned_alloc(al, s);
-        if (p)
-            memset(p, 0, s);
-        return p;
-    }
-#endif
+    size_t al = size >= HUGEMEM_PAGE ? HUGEMEM_PAGE : 4096; /* as a mapping would be */
+    size_t s = (size + al - 1) & ~(al - 1);
+    void *p = s < size ? NULL : aligned_alloc(al, s);
+    if (p)
+        memset(p, 0, s);
+    return p;
+#else
     size_t s = page_round(size);
     if (s < size)
         return NULL;
@@ -67,6 +67,7 @@ void *hugemem_map(size_t size)
         return p == MAP_FAILED ? NULL : p;
     }
     return map_aligned(s);
+#endif
 }
 
 void hugemem_unmap(void *p, size_t size)
@@ -74,10 +75,10 @@ void hugemem_unmap(void *p, size_t size)
 #ifdef HUGEMEM_HEAP
     (void)size;
     free(p);
-    return;
-#endif
+#else
     if (p)
         munmap(p, page_round(size));
+#endif
 }
 
 /* The arena's chunks form a list through a header at the start of each chunk. */
@@ -93,7 +94,6 @@ struct hugemem_arena {
     void **heap;      /* HUGEMEM_HEAP: every piece, for hugemem_arena_destroy */
     size_t nheap, capheap;
 };
-
 
 hugemem_arena *hugemem_arena_create(void)
 {
@@ -129,7 +129,7 @@ void *hugemem_arena_alloc(hugemem_arena *a, size_t size, size_t align)
         return NULL;
 #ifdef HUGEMEM_HEAP
     return heap_piece(a, size, align);
-#endif
+#else
     uintptr_t p = ((uintptr_t)a->cur + align - 1) & ~(uintptr_t)(align - 1);
     if (!a->cur || p > (uintptr_t)a->end || size > (size_t)((uintptr_t)a->end - p)) {
         /* a new chunk: 2 MB, or the piece plus its header rounded up to 2 MB pages (the
@@ -150,6 +150,7 @@ void *hugemem_arena_alloc(hugemem_arena *a, size_t size, size_t align)
     }
     a->cur = (uint8_t *)p + size;
     return (void *)p; /* fresh anonymous pages: already zero */
+#endif
 }
 
 void hugemem_arena_destroy(hugemem_arena *a)

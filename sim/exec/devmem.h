@@ -16,7 +16,8 @@
  * host backing is one zeroed calloc per allocation (lazily committed by the OS for
  * big buffers; ordinary 4 KB pages on purpose: on 2 MB pages, hugemem.h, lat_copy and
  * bk_transpose33 ran 7-13 % slower, also with each buffer at a different offset modulo 2 MB,
- * so not for cache-set aliasing alone: docs/performance.md, twelfth session); the total is capped by the limit given to devmem_create.
+ * so not for cache-set aliasing alone: docs/performance.md, twelfth session); the total is
+ * capped by the limit given to devmem_create.
  *
  * devmem_translate is on the executor's hot path: it checks a one-entry last-hit
  * cache, then binary-searches the allocations (kept sorted by address, since
