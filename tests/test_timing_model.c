@@ -156,6 +156,38 @@ static void test_dependent_fma_chain(void **state)
 }
 
 
+/* The same chain in two warps (a block of 64 threads), with 1, 2, 3 and 4 schedulers per SM (a
+ * warp's scheduler is its warp id modulo the count). On separate schedulers the warps run side
+ * by side: 14 cycles, as one. On one scheduler warp 1 issues while warp 0 waits on its FMA:
+ * warp 0 at 0, 4, 8, 12 and its ret at 13; warp 1, ready at 0 too (not selected), at 1, 5, 9,
+ * then cycle 13 goes to warp 0's ret (gto: the older warp; not selected again), 14, ret 15,
+ * retired at 16. Each warp waits 3 x 3 cycles either way. Also the SM's choice of the next scheduler for counts other
+ * than 4 (gpu.c sm_next). */
+static void test_subpartitions(void **state)
+{
+    (void)state;
+    static const struct {
+        int sub;
+        uint64_t cycles, not_selected;
+    } cases[] = {{1, 16, 2}, {2, 14, 0}, {3, 14, 0}, {4, 14, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tt t;
+        tt_open(&t, fma_chain, "k");
+        t.a.sub_partitions = cases[i].sub;
+        t.cfg.block[0] = 64;
+        tt_run_ok(&t);
+        char what[64];
+        snprintf(what, sizeof what, "cycles with %d schedulers", cases[i].sub);
+        expect_u64(what, t.r.cycles, cases[i].cycles);
+        snprintf(what, sizeof what, "wait with %d schedulers", cases[i].sub);
+        expect_u64(what, t.r.stalls[STALL_WAIT], 2 * 3 * 3);
+        snprintf(what, sizeof what, "not_selected with %d schedulers", cases[i].sub);
+        expect_u64(what, t.r.stalls[STALL_NOT_SELECTED], cases[i].not_selected);
+        expect_u64("warp instructions", t.r.warp_instructions, 10);
+        tt_close(&t);
+    }
+}
+
 /* ---- two independent chains: the same work as fma_chain's tail, overlapped ----------------- */
 static const char two_chains[] = HDR
     ".visible .entry k()\n{\n .reg .f32 %f<8>;\n"
@@ -809,6 +841,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dependent_fma_chain),
+        cmocka_unit_test(test_subpartitions),
         cmocka_unit_test(test_independent_chains),
         cmocka_unit_test(test_full_pipe),
         cmocka_unit_test(test_unrolled_loop),
