@@ -17,6 +17,15 @@
 #endif
 #endif
 
+void *hugemem_zalloc(size_t size, size_t align)
+{
+    size_t s = (size + align - 1) & ~(align - 1); /* aligned_alloc wants a multiple */
+    void *p = s < size ? NULL : aligned_alloc(align, s ? s : align);
+    if (p)
+        memset(p, 0, s);
+    return p;
+}
+
 #ifndef HUGEMEM_HEAP
 /* Map size bytes (size > 0) at a 2 MB boundary: ask for size + 2 MB and give back the
  * unaligned head and the tail, so that every 2 MB of the range can be one huge page. */
@@ -52,12 +61,7 @@ void *hugemem_map(size_t size)
     if (!size)
         return NULL;
 #ifdef HUGEMEM_HEAP
-    size_t al = size >= HUGEMEM_PAGE ? HUGEMEM_PAGE : 4096; /* as a mapping would be */
-    size_t s = (size + al - 1) & ~(al - 1);
-    void *p = s < size ? NULL : aligned_alloc(al, s);
-    if (p)
-        memset(p, 0, s);
-    return p;
+    return hugemem_zalloc(size, size >= HUGEMEM_PAGE ? HUGEMEM_PAGE : 4096); /* as mapped */
 #else
     size_t s = page_round(size);
     if (s < size)
@@ -111,12 +115,9 @@ static void *heap_piece(hugemem_arena *a, size_t size, size_t align)
         a->heap = h;
         a->capheap = n;
     }
-    size_t s = (size + align - 1) & ~(align - 1); /* aligned_alloc wants a multiple */
-    void *p = s < size ? NULL : aligned_alloc(align, s);
-    if (p) {
-        memset(p, 0, s);
+    void *p = hugemem_zalloc(size, align);
+    if (p)
         a->heap[a->nheap++] = p;
-    }
     return p;
 }
 #endif

@@ -25,6 +25,11 @@
 void *hugemem_map(size_t size);
 void hugemem_unmap(void *p, size_t size);
 
+/* A zeroed heap block of size bytes aligned to align (a power of two), released with free;
+ * NULL when out of memory. What the arena and the mappings are under AddressSanitizer, and
+ * the heap form of a piece where there is no arena (exec_block_create). */
+void *hugemem_zalloc(size_t size, size_t align);
+
 /* An arena: many small zeroed pieces carved from 2 MB-aligned huge-page chunks, all released
  * at once by hugemem_arena_destroy (no single free). For state that lives as long as a run,
  * such as the pooled blocks of the timing model. */

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hugemem.h"
@@ -36,6 +37,23 @@ static void test_map(void **state)
     hugemem_unmap(s, small);
     hugemem_unmap(b, big);
     hugemem_unmap(NULL, 10); /* nothing */
+}
+
+/* Heap blocks: aligned as asked, zeroed, writable to the last byte. */
+static void test_zalloc(void **state)
+{
+    (void)state;
+    static const size_t aligns[] = {8, 64, 4096};
+    for (int i = 0; i < 3; i++) {
+        size_t n = 1000 + (size_t)i * 77;
+        uint8_t *p = hugemem_zalloc(n, aligns[i]);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % aligns[i], 0);
+        assert_true(all_zero(p, n));
+        memset(p, 0x3c, n);
+        assert_int_equal(p[n - 1], 0x3c);
+        free(p);
+    }
 }
 
 /* Pieces of many sizes and alignments, across several chunks: each aligned, zeroed when
@@ -75,6 +93,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_map),
+        cmocka_unit_test(test_zalloc),
         cmocka_unit_test(test_arena_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

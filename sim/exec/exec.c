@@ -269,13 +269,7 @@ void exec_prog_slot_widths(const exec_prog *p, uint32_t *narrow, uint32_t *wide)
 /* A zeroed piece of a block: from the arena when there is one, else from the heap. */
 static void *block_piece(hugemem_arena *a, size_t size, size_t align)
 {
-    if (a)
-        return hugemem_arena_alloc(a, size, align);
-    size = (size + align - 1) & ~(align - 1); /* aligned_alloc wants a multiple */
-    void *p = aligned_alloc(align, size ? size : align);
-    if (p)
-        memset(p, 0, size);
-    return p;
+    return a ? hugemem_arena_alloc(a, size, align) : hugemem_zalloc(size, align);
 }
 
 exec_block *exec_block_create(const exec_prog *p, const uint32_t ctaid[3], diag_t *d)
