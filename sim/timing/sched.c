@@ -179,8 +179,9 @@ static int cond_reason(const tw *w, int k)
     return r[k];
 }
 
-/* charge_to's walk over the conditions. */
-static void charge_walk(tctx *c, tw *w, uint64_t to)
+/* charge_to's walk over the conditions, the first k0 of which are known satisfied on every
+ * cycle from w->charged on (0: none known). */
+static void charge_walk(tctx *c, tw *w, uint64_t to, int k0)
 {
     if (w->state == TW_DRAIN) { /* a warp released from a barrier may exit right away */
         if (w->T[C_BAR] > w->charged)
@@ -190,7 +191,7 @@ static void charge_walk(tctx *c, tw *w, uint64_t to)
     }
     /* the conditions do not change during the walk and the cycle only grows, so the first
      * condition not yet satisfied only moves on: the search resumes where it stopped */
-    int k = 0;
+    int k = k0;
     while (w->charged < to) {
         uint64_t t = w->charged;
         while (k < C_COUNT && w->T[k] <= t)
@@ -207,7 +208,18 @@ static void charge_walk(tctx *c, tw *w, uint64_t to)
 static inline void charge_to(tctx *c, tw *w, uint64_t to)
 {
     if (w->charged < to) /* a warp looked at every cycle is usually charged up to now */
-        charge_walk(c, w, to);
+        charge_walk(c, w, to, 0);
+}
+
+/* charge_to for a warp sched_eval looks at: its own conditions are all satisfied from cycle
+ * ready (its ens) on, so from w->charged >= ready only the queue and the pipe can hold it and
+ * the walk starts there (a warp looked at on consecutive cycles skips seven compares). */
+static inline void charge_looked(tctx *c, tw *w, uint64_t to, uint64_t ready)
+{
+    _Static_assert(C_QUEUE == 7 && C_PIPE == 8 && C_COUNT == 9,
+                   "charge_looked: the queue and the pipe are the last conditions");
+    if (w->charged < to)
+        charge_walk(c, w, to, w->charged >= ready ? C_QUEUE : 0);
 }
 
 /* Fixed latency of a math instruction. */
@@ -865,13 +877,13 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         /* own conditions satisfied (ens[i] <= t): eligible unless its queue or pipe is busy */
         if (w->state == TW_ACTIVE && w->has_pending && w->T[C_QUEUE] <= t &&
             w->T[C_PIPE] <= t) {
-            charge_to(c, w, t);
+            charge_looked(c, w, t, ens[i]);
             if (c->policy != SCHED_TWO_LEVEL || w->in_active)
                 el[nel++] = w;
             else
                 stats_charge(c, w, STALL_NOT_SELECTED, t + 1);
         } else {
-            charge_to(c, w, t + 1);
+            charge_looked(c, w, t + 1, ens[i]);
         }
     }
     if (nretired) { /* remove the retired warps, keeping the order */
