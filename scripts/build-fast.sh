@@ -33,15 +33,15 @@ quiet ninja -C "$dir"
 # 2. training: each run's `warplab run` options (a --check, as gpu/cases.txt has, is cut)
 export WARPLAB_ROOT="$root"
 n=0
+set -f # the options are split on blanks, never globbed (--arg f32[...])
 while read -r name rest; do
     case $name in '#'* | '') continue ;; esac
-    set -f
     # shellcheck disable=SC2086
     "$dir/warplab" run ${rest%% --check *} --json >/dev/null 2>&1 ||
         { echo "build-fast: training case $name failed" >&2; exit 1; }
-    set +f
     n=$((n + 1))
 done <scripts/pgo-train.txt
+set +f
 # 3. optimised with the profile; code the training never ran (the viewer, other commands) has
 # none, which GCC would say for every such file
 meson configure "$dir" -Db_pgo=use -Dc_args="$c_args -Wno-missing-profile" >/dev/null

@@ -161,8 +161,8 @@ static void test_dependent_fma_chain(void **state)
  * by side: 14 cycles, as one. On one scheduler warp 1 issues while warp 0 waits on its FMA:
  * warp 0 at 0, 4, 8, 12 and its ret at 13; warp 1, ready at 0 too (not selected), at 1, 5, 9,
  * then cycle 13 goes to warp 0's ret (gto: the older warp; not selected again), 14, ret 15,
- * retired at 16. Each warp waits 3 x 3 cycles either way. Also the SM's choice of the next scheduler for counts other
- * than 4 (gpu.c sm_next). */
+ * retired at 16. Each warp waits 3 x 3 cycles either way. Also the SM's choice of the next
+ * scheduler for counts other than 4 (gpu.c sm_next). */
 static void test_subpartitions(void **state)
 {
     (void)state;
