@@ -145,7 +145,6 @@ void exec_prog_destroy(exec_prog *p)
             free(p->funcs[i].immlanes);
             free(p->funcs[i].immlanes32);
             free(p->funcs[i].ukind);
-            free(p->funcs[i].pfmask);
             free(p->funcs[i].clear);
         }
     for (uint32_t i = 0; i < p->ncalls; i++)
@@ -576,22 +575,16 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
     if (pc >= xf->n)
         return;
     const uint64_t *regs = XR(W->regs, fr->reg_off);
-    /* A frame of at most 32 units (most kernels after xalloc: 5-20 units of 128 bytes): the
-     * units of the next few instructions (xdec.c pf_masks). A warp runs several instructions
-     * in the window that follows, each touching other slots, and the lines of all of them are
-     * wanted, not only the next one's (the whole frame: red_shuffle +10 %, lat_copy +7 %,
-     * tenth session; the next few instructions' units instead: lat_copy, red_shuffle and
-     * bk_transpose33 +1-2 %, fourteenth; docs/performance.md). Immediates are read from the
-     * function's shared copy, scratch slots are written before they are read. */
-    if (xf->pfmask) {
-        for (uint32_t m = xf->pfmask[pc]; m; m &= m - 1) {
-            const uint64_t *r = XR(regs, __builtin_ctz(m));
-            __builtin_prefetch(r, 0, 1); /* to L2: many lines, L1 is small */
-            __builtin_prefetch(r + 8, 0, 1);
-        }
+    /* The whole register file of the frame when it is small (most kernels after xalloc: 5-20
+     * units of 128 bytes): a warp runs several instructions in the window that follows, each
+     * touching other slots, and the lines of all of them are wanted, not only the next one's
+     * (red_shuffle +10 %, lat_copy +7 %: docs/performance.md, tenth session). Immediates are
+     * read from the function's shared copy, scratch slots are written before they are read. */
+    if (xf->nregs <= XPREFETCH_UNITS) {
+        PREFETCH_UNITS(regs, xf->nregs, 0); /* to L2: many lines, L1 is small */
         return;
     }
-    /* else (more than 32 units) the next instruction's (more were tried: docs/performance.md, eighth session) */
+    /* else the next instruction's (more were tried: docs/performance.md, eighth session) */
     for (uint32_t i = pc; i < pc + 1 && i < xf->n; i++) {
         const xinsn *in = &xf->ins[i];
         /* registers and scratch slots (immediates are read from the function's shared

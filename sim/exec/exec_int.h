@@ -128,9 +128,6 @@ typedef struct {
     uint32_t *immlanes32;            /* their low 32 bits, 32 lanes each (narrow handlers) */
     uint32_t nclear, *clear;         /* registers a reused block clears: nclear runs of
                                         (first, count) (xinit.c; the kernel only) */
-    uint32_t *pfmask;                /* per instruction, when nregs <= 32: the register units
-                                        it and the next few may touch (xdec.c pf_masks), what
-                                        exec_warp_prefetch_regs asks for; NULL: the whole frame */
     int imm_clobbered;               /* some instruction may write an immediate slot (an
                                         immediate where PTX wants a destination) */
     uint32_t frame_bytes;            /* per-thread local-memory frame */

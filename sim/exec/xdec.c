@@ -334,73 +334,6 @@ static wl_status share_immediates(xfunc *xf, diag_t *d)
     return WL_OK;
 }
 
-/* Register unit u (and its high half when wide) of a frame of nregs <= 32 units, as bits. */
-static uint32_t unit_bits(int32_t slot, int narrow, uint32_t nregs)
-{
-    uint32_t m = 0;
-    if (slot >= 0 && (uint32_t)slot < nregs)
-        m |= 1u << slot;
-    if (!narrow && slot >= 0 && (uint32_t)slot + 1 < nregs)
-        m |= 1u << (slot + 1);
-    return m;
-}
-
-/* The register units instruction x reads or writes (its guard and operands; immediates and
- * scratch slots lie past nregs). */
-static uint32_t insn_units(const xinsn *x, uint32_t nregs)
-{
-    uint32_t m = x->guard >= 0 ? unit_bits(x->guard, x->guard_nw, nregs) : 0;
-    if (x->op == PTX_OP_CALL) /* its operands name parameters, not slots */
-        return m;
-    for (int k = 0; k < x->nops; k++) {
-        const xop *o = &x->o[k];
-        if (o->kind == XO_SLOT || o->kind == XO_ADDR)
-            m |= unit_bits(o->slot, o->nw, nregs);
-        else if (o->kind == XO_VEC)
-            for (int v = 0; v < o->n && v < 4; v++)
-                m |= unit_bits(o->vec[v], o->vnw[v], nregs);
-    }
-    return m;
-}
-
-/* Instructions ahead whose register units exec_warp_prefetch_regs asks for, in program order
- * from the warp's pc, and from a branch's target among them half as many. */
-#define XPF_AHEAD 8u
-
-/* xfunc.pfmask: for each pc, the units the warp may touch in its next few instructions. The
- * timing model prefetches them for each warp that will run in the coming window of cycles;
- * a warp runs a few instructions in a window, so the whole frame (the fallback) brings lines
- * it does not use. Host speed only: a prefetch changes nothing. Frames of more than 32 units
- * keep the next instruction's operands (exec_warp_prefetch_regs). */
-static wl_status pf_masks(xfunc *xf, diag_t *d)
-{
-    uint32_t n = xf->n;
-    if (xf->nregs > 32 || n == 0)
-        return WL_OK;
-    uint32_t *u = malloc((size_t)n * sizeof *u);
-    xf->pfmask = malloc((size_t)n * sizeof *xf->pfmask);
-    if (!u || !xf->pfmask) {
-        free(u);
-        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
-    }
-    for (uint32_t i = 0; i < n; i++)
-        u[i] = insn_units(&xf->ins[i], xf->nregs);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t m = 0;
-        for (uint32_t j = i; j < i + XPF_AHEAD && j < n; j++) {
-            m |= u[j];
-            const xinsn *x = &xf->ins[j];
-            if (x->op == PTX_OP_BRA && x->target >= 0)
-                for (uint32_t k = (uint32_t)x->target;
-                     k < (uint32_t)x->target + XPF_AHEAD / 2 && k < n; k++)
-                    m |= u[k];
-        }
-        xf->pfmask[i] = m;
-    }
-    free(u);
-    return WL_OK;
-}
-
 wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
 {
     xfunc *xf = &p->funcs[fi];
@@ -623,8 +556,6 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
         st = xalloc_layout(xf, d);
     if (st == WL_OK)
         st = share_immediates(xf, d);
-    if (st == WL_OK)
-        st = pf_masks(xf, d);
     if (st == WL_OK) /* again, now that the slots' widths are known (xfast.c: narrow forms) */
         for (uint32_t i = 0; i < xf->n; i++) {
             xinsn *x = &xf->ins[i];
