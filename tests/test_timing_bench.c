@@ -1,12 +1,18 @@
 /* timing_bench: the speed of the timing model on real kernels at full size (a meson benchmark,
  * `meson test -C BUILD --benchmark`, not a timed test). Prints one table row per case: warp
  * instructions, simulated cycles, host seconds and warp instructions per host second.
+ * The last two columns say how much of the CPU time the kernel spent for the process (page
+ * faults: zeroing the run's fresh memory) and how many page faults there were: on a VM whose
+ * host takes back freed memory, the first touches of fresh 2 MB pages cost a host fault
+ * each and can be a tenth of a run (docs/performance.md, fifteenth session).
  * Usage: test_timing_bench [--window N] [CASE-NAME...]   (no names: every case; --window: SM
  * windows of at most N cycles, timing_config.window, to measure what the window buys) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <sys/resource.h>
 
 #include "arch.h"
 #include "argspec.h"
@@ -48,6 +54,15 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The process's kernel-mode CPU time (seconds) and page faults so far. */
+static void sys_usage(double *sys, long *faults)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    *sys = (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec * 1e-6;
+    *faults = u.ru_minflt + u.ru_majflt;
+}
+
 static int run_case(const arch_t *a, const bench_case *c, uint32_t window)
 {
     diag_t d;
@@ -87,13 +102,17 @@ static int run_case(const arch_t *a, const bench_case *c, uint32_t window)
         memcpy(cfg.grid, c->grid, sizeof cfg.grid);
         memcpy(cfg.block, c->block, sizeof cfg.block);
         timing_result r;
+        double sys0, sys1;
+        long f0, f1;
+        sys_usage(&sys0, &f0);
         double t0 = now_s();
         wl_status st = timing_run(m, k, a, &cfg, mem, &r, &d);
         double dt = now_s() - t0;
+        sys_usage(&sys1, &f1);
         if (st == WL_OK) {
-            printf("| %-20s | %12llu | %10llu | %8.2f | %7.2f |\n", c->name,
+            printf("| %-20s | %12llu | %10llu | %8.2f | %8.2f | %5.3f | %7ld |\n", c->name,
                    (unsigned long long)r.warp_instructions, (unsigned long long)r.cycles, dt,
-                   (double)r.warp_instructions / dt / 1e6);
+                   (double)r.warp_instructions / dt / 1e6, sys1 - sys0, f1 - f0);
             fflush(stdout);
             status = 0;
         }
@@ -116,8 +135,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "arch: %s\n", d.msg);
         return 1;
     }
-    printf("| case                 | warp instrs  | cycles     | CPU s    | Minstr/s |\n");
-    printf("|----------------------|--------------|------------|----------|----------|\n");
+    printf("| case                 | warp instrs  | cycles     | CPU s    | Minstr/s "
+           "| sys s | faults  |\n");
+    printf("|----------------------|--------------|------------|----------|----------"
+           "|-------|---------|\n");
     int status = 0, first = 1;
     uint32_t window = 0;
     if (argc > 2 && strcmp(argv[1], "--window") == 0) {
