@@ -11,7 +11,7 @@
 # docs/performance.md from the thirteenth session on come from this build.
 # The binary uses this CPU's instructions: build it on the machine that runs it. Set
 # WARPLAB_FAST_CFLAGS to replace -march=native (empty: the portable x86-64 baseline).
-# Usage: scripts/build-fast.sh [DIR]   (DIR default build-fast; about 2.5 minutes on 2 cores;
+# Usage: scripts/build-fast.sh [DIR]   (DIR default build-fast; about 3 minutes on 2 cores;
 #        installs the packages first, through scripts/setup.sh, when meson is missing)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
