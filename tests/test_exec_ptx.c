@@ -1034,11 +1034,12 @@ static void test_register_slots(void **state)
     exec_prog_slot_widths(p, &narrow, &wide);
     exec_prog_destroy(p);
     /* 29 registers declared. Narrow registers share only narrow slots, wide ones wide slots
-     * (xalloc.c): three narrow slots, for %r1 (read again for the address) and the chain's
-     * current and next value (a result never shares its operand's slot; %r21 takes one of
-     * them); three wide ones: %rd1, then %rd2 (cvta's result, not in its operand's slot),
-     * %rd3 in %rd1's, and %rd4, which may share with neither of its operands %rd2 and %rd3 */
-    if (declared != 29 || regs != 6 || imm != 20 || narrow != 3 || wide != 3)
+     * (xalloc.c): two narrow slots, for %r1 (read again for the address) and the chain (each
+     * add reads its operand for the last time and writes its result over it, xa_last); two
+     * wide ones: %rd1, then %rd2 over it (cvta reads %rd1 for the last time), %rd3 beside
+     * it (%rd2 is still to be read), and %rd4 over %rd2 (the lowest slot of an operand read
+     * for the last time) */
+    if (declared != 29 || regs != 4 || imm != 20 || narrow != 2 || wide != 2)
         fail_msg("chain: %u registers -> %u slots (%u narrow, %u wide), %u immediates",
                  declared, regs, narrow, wide, imm);
     RUN_OK(kt_run(&t, 1, 32, 0));
@@ -1059,6 +1060,42 @@ static void test_register_slots(void **state)
         if (o[3 * i] != 10 || o[3 * i + 1] != (i < 16 ? 7 : i) || o[3 * i + 2] != 3 * i + 1)
             fail_msg("lane %u: %u %u %u, want 10 %u %u", i, o[3 * i], o[3 * i + 1], o[3 * i + 2],
                      i < 16 ? 7 : i, 3 * i + 1);
+    kt_close(&t);
+}
+
+/* A result written over an operand read for the last time (xalloc.c, xa_last) only where the
+ * handler is lane by lane: %r3 = %r5 + %r1 takes %r5's slot, but the shuffle, whose lane l
+ * reads lane l - 1's %r4, must not write %r5 over %r4 (lane l - 1's value would be gone
+ * before lane l reads it): three narrow slots (%r1, %r4, %r5 then %r3), not two; and two
+ * wide ones (%rd1, %rd2 over it, %rd3 beside it, %rd4 over %rd2). */
+static const char inplace_ptx[] = HDR
+    ".visible .entry ip(.param .u64 out)\n{\n"
+    ".reg .b32 %r<6>;\n.reg .b64 %rd<5>;\n"
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "mov.u32 %r1, %tid.x;\nmul.lo.u32 %r4, %r1, 3;\n"
+    "shfl.sync.up.b32 %r5, %r4, 1, 0, -1;\nadd.u32 %r3, %r5, %r1;\n"
+    "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n"
+    "st.global.u32 [%rd4], %r3;\nret;\n}\n";
+
+static void test_register_inplace(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, inplace_ptx, "ip");
+    uint64_t d = kt_buf(&t, NULL, 32 * 4);
+    kt_arg(&t, 0, d);
+    exec_prog *p = kt_prog(&t, 1, 32, 0, 0);
+    uint32_t narrow, wide;
+    exec_prog_slot_widths(p, &narrow, &wide);
+    exec_prog_destroy(p);
+    if (narrow != 3 || wide != 2)
+        fail_msg("%u narrow and %u wide slots, want 3 and 2", narrow, wide);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    unsigned out[32];
+    kt_get(&t, d, out, sizeof out);
+    for (unsigned i = 0; i < 32; i++)
+        if (out[i] != (i ? 3 * (i - 1) : 0) + i)
+            fail_msg("lane %u = %u, want %u", i, out[i], (i ? 3 * (i - 1) : 0) + i);
     kt_close(&t);
 }
 
@@ -1207,6 +1244,7 @@ int main(void)
         cmocka_unit_test(test_local_and_atomics),
         cmocka_unit_test(test_special_registers),
         cmocka_unit_test(test_register_slots),
+        cmocka_unit_test(test_register_inplace),
         cmocka_unit_test(test_narrow_partial_writes),
         cmocka_unit_test(test_strided_forms),
         cmocka_unit_test(test_step_ran),

@@ -103,9 +103,44 @@ static int collect(const xfunc *xf, const xinsn *x, uint32_t nr, xa_ops *o)
 #define SET(s, r) ((s)[(r) / 64] |= UINT64_C(1) << ((r) % 64))
 #define CLR(s, r) ((s)[(r) / 64] &= ~(UINT64_C(1) << ((r) % 64)))
 
+/* Up to this many registers an instruction reads for the last time are recorded (xa_last). */
+#define XA_LAST 4
+
+/* For each instruction: the register it alone defines when it may write it over a register
+ * it reads for the last time (-1: none, inplace_ok), and those registers (-1 past the last). */
+typedef struct {
+    int32_t def;
+    int32_t last[XA_LAST];
+} xa_last;
+
+/* Instructions whose handlers compute each lane from that lane's operands only and read them
+ * before writing that lane's result (xfast.c's handlers test whether the destination's slot is
+ * a source's and then go through a temporary, as xop.c's and xopf.c's always do; PTX itself
+ * writes `add.s32 %r1, %r1, %r2`), with one destination register: their destination may take
+ * the slot of a register they read for the last time. */
+static int inplace_ok(const xinsn *x)
+{
+    switch (x->op) {
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
+    case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_SHL:
+    case PTX_OP_SHR: case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_NEG: case PTX_OP_ABS:
+    case PTX_OP_SELP: case PTX_OP_SETP: case PTX_OP_CVT: case PTX_OP_CVTA: case PTX_OP_MOV:
+        break;
+    default: return 0;
+    }
+    if (x->flags & PTX_F_CC || exec_dst_operands(x) != 1 || x->nops < 2 ||
+        x->o[0].kind != XO_SLOT)
+        return 0;
+    for (int k = 0; k < x->nops; k++)
+        if (x->o[k].kind == XO_VEC || x->o[k].kind == XO_ADDR)
+            return 0;
+    return 1;
+}
+
 /* Live intervals [lo[r], hi[r]] (instruction indices); lo > hi for a register never named;
- * read[r] = 1 for a register some instruction reads. Returns -1 to give up. */
-static int intervals(const xfunc *xf, uint32_t *lo, uint32_t *hi, uint8_t *read)
+ * read[r] = 1 for a register some instruction reads; last[i] (when not NULL) as xa_last says,
+ * from the liveness after each instruction. Returns -1 to give up. */
+static int intervals(const xfunc *xf, uint32_t *lo, uint32_t *hi, uint8_t *read, xa_last *last)
 {
     const ptx_func *f = xf->f;
     uint32_t nr = xf->nregs, nb = f->nblocks, n = xf->n;
@@ -158,6 +193,32 @@ static int intervals(const xfunc *xf, uint32_t *lo, uint32_t *hi, uint8_t *read)
                     bi[w] |= cur[w];
                     changed = 1;
                 }
+        }
+    }
+    /* what each instruction reads for the last time: walking each block back from its
+     * live-out set, a register it reads that is not live after it */
+    for (uint32_t b = 0; last && b < nb; b++) {
+        const ptx_block *bl = &f->blocks[b];
+        memcpy(cur, out + (size_t)b * nw, nw * 8);
+        for (uint32_t i = bl->last + 1; i-- > bl->first;) {
+            const xa_ops *x = &ops[i];
+            xa_last *L = &last[i];
+            int nl = 0;
+            L->def = x->ndef == 1 && x->kill && inplace_ok(&xf->ins[i]) ? x->defs[0] : -1;
+            for (int k = 0; k < x->nuse && L->def >= 0; k++) {
+                int32_t r = x->uses[k], seen = 0;
+                for (int j = 0; j < nl; j++)
+                    seen |= L->last[j] == r;
+                if (r != L->def && !BIT(cur, r) && !seen && nl < XA_LAST)
+                    L->last[nl++] = r;
+            }
+            for (int j = nl; j < XA_LAST; j++)
+                L->last[j] = -1;
+            if (x->kill)
+                for (int k = 0; k < x->ndef; k++)
+                    CLR(cur, x->defs[k]);
+            for (int k = 0; k < x->nuse; k++)
+                SET(cur, x->uses[k]);
         }
     }
     for (uint32_t b = 0; b < nb; b++) {
@@ -336,10 +397,11 @@ static uint32_t colour(const xfunc *xf, uint32_t *map)
     uint32_t *lo = malloc(nr * sizeof *lo), *hi = malloc(nr * sizeof *hi);
     uint8_t *read = malloc(nr), *wide = malloc(nr), *slot_wide = malloc(nr);
     xa_iv *iv = malloc(nr * sizeof *iv);
-    uint32_t *slot_end = malloc(nr * sizeof *slot_end);
+    uint32_t *slot_end = malloc(nr * sizeof *slot_end), *slot_reg = malloc(nr * sizeof *slot_reg);
+    xa_last *last = malloc((xf->n ? xf->n : 1) * sizeof *last);
     uint32_t nslot = 0, niv = 0;
-    if (!lo || !hi || !read || !wide || !slot_wide || !iv || !slot_end ||
-        intervals(xf, lo, hi, read) != 0)
+    if (!lo || !hi || !read || !wide || !slot_wide || !iv || !slot_end || !slot_reg || !last ||
+        intervals(xf, lo, hi, read, last) != 0)
         goto done;
     wide_slots(xf, nr, wide);
     for (uint32_t r = 0; r < nr; r++) {
@@ -353,11 +415,20 @@ static uint32_t colour(const xfunc *xf, uint32_t *map)
     for (uint32_t k = 0; k < niv; k++) {
         uint32_t s = 0;
         uint8_t w = wide[iv[k].r];
-        while (s < nslot && (slot_end[s] >= iv[k].lo || slot_wide[s] != w))
+        /* a slot whose register ended before, or ends at the instruction that defines this
+         * one (its interval starts there) by reading it for the last time (xa_last) */
+        const xa_last *L = &last[iv[k].lo];
+        while (s < nslot &&
+               (slot_wide[s] != w ||
+                (slot_end[s] >= iv[k].lo &&
+                 !(slot_end[s] == iv[k].lo && L->def == (int32_t)iv[k].r &&
+                   (L->last[0] == (int32_t)slot_reg[s] || L->last[1] == (int32_t)slot_reg[s] ||
+                    L->last[2] == (int32_t)slot_reg[s] || L->last[3] == (int32_t)slot_reg[s])))))
             s++;
         if (s == nslot)
             nslot++;
         slot_end[s] = iv[k].hi;
+        slot_reg[s] = iv[k].r;
         slot_wide[s] = w;
         map[iv[k].r] = s;
     }
@@ -371,6 +442,8 @@ done:
     free(slot_wide);
     free(iv);
     free(slot_end);
+    free(slot_reg);
+    free(last);
     return nslot;
 }
 
