@@ -84,6 +84,10 @@ static inline const uint32_t *XSRC32(const xop *o, const uint64_t *regs)
         }                                                                                          \
         uint32_t T[32];                                                                            \
         LOOP(T[l] = (uint32_t)(expr));                                                             \
+        if (m == XFULL) { /* the destination is a source's slot (xalloc.c, xa_last) */            \
+            memcpy(D, T, sizeof T);                                                                \
+            return;                                                                                \
+        }                                                                                          \
         while (m) {                                                                                \
             int l = __builtin_ctz(m);                                                              \
             D[l] = T[l];                                                                           \
