@@ -7,7 +7,7 @@
  * slot per virtual register takes 5-50 KB per warp for the project's kernels; with thousands of
  * warps resident on 132 SMs that is far more than the host's caches hold, and the timing model
  * waits on host memory (docs/performance.md). Sharing slots by liveness (red_shuffle: 77
- * registers in 11 slots) gives the same results with a fraction of the footprint. Before that,
+ * registers in 9 slots) gives the same results with a fraction of the footprint. Before that,
  * registers that only ever hold one immediate are replaced by it (propagate_constants).
  *
  * Method: a backward liveness analysis over the CFG's basic blocks gives each register the set of
@@ -19,8 +19,10 @@
  * register is live on the thread's path. Conservative choices:
  * - a guarded write, or a bar.red destination (delivered when the barrier completes), does not
  *   end the register's previous live range (lanes whose guard is false keep the old value);
- * - an instruction's destinations never share a slot with its own operands (some handlers write
- *   a lane's result before reading another lane's operand);
+ * - an instruction's destinations share no slot with its own operands (some handlers write a
+ *   lane's result before reading another lane's operand), except where the instruction works
+ *   lane by lane, has one destination and reads that operand for the last time (inplace_ok,
+ *   xa_last): then its result may be written over the operand, as `add %r1, %r1, %r2` is;
  * - vote, match and redux read only lanes that execute them, where the register is live; so
  *   does shfl.sync when its membermask is the immediate 0xffffffff (every lane must execute it).
  *   Any other shfl's source register gets a slot of its own for the whole function: a lane that
