@@ -105,6 +105,16 @@ static int collect(const xfunc *xf, const xinsn *x, uint32_t nr, xa_ops *o)
 #define SET(s, r) ((s)[(r) / 64] |= UINT64_C(1) << ((r) % 64))
 #define CLR(s, r) ((s)[(r) / 64] &= ~(UINT64_C(1) << ((r) % 64)))
 
+/* The live set before x from the one after it (cur, updated in place). */
+static void live_before(uint64_t *cur, const xa_ops *x)
+{
+    if (x->kill)
+        for (int k = 0; k < x->ndef; k++)
+            CLR(cur, x->defs[k]);
+    for (int k = 0; k < x->nuse; k++)
+        SET(cur, x->uses[k]);
+}
+
 /* Up to this many registers an instruction reads for the last time are recorded (xa_last). */
 #define XA_LAST 4
 
@@ -114,6 +124,15 @@ typedef struct {
     int32_t def;
     int32_t last[XA_LAST];
 } xa_last;
+
+/* Does the instruction of L read r for the last time? */
+static int reads_last(const xa_last *L, uint32_t r)
+{
+    for (int j = 0; j < XA_LAST; j++)
+        if (L->last[j] == (int32_t)r)
+            return 1;
+    return 0;
+}
 
 /* Instructions whose handlers compute each lane from that lane's operands only and read them
  * before writing that lane's result (xfast.c's handlers test whether the destination's slot is
@@ -140,8 +159,8 @@ static int inplace_ok(const xinsn *x)
 }
 
 /* Live intervals [lo[r], hi[r]] (instruction indices); lo > hi for a register never named;
- * read[r] = 1 for a register some instruction reads; last[i] (when not NULL) as xa_last says,
- * from the liveness after each instruction. Returns -1 to give up. */
+ * read[r] = 1 for a register some instruction reads; last[i] as xa_last says, from the
+ * liveness after each instruction. Returns -1 to give up. */
 static int intervals(const xfunc *xf, uint32_t *lo, uint32_t *hi, uint8_t *read, xa_last *last)
 {
     const ptx_func *f = xf->f;
@@ -183,11 +202,7 @@ static int intervals(const xfunc *xf, uint32_t *lo, uint32_t *hi, uint8_t *read,
             memcpy(cur, o, nw * 8);
             for (uint32_t i = bl->last + 1; i-- > bl->first;) {
                 const xa_ops *x = &ops[i];
-                if (x->kill)
-                    for (int k = 0; k < x->ndef; k++)
-                        CLR(cur, x->defs[k]);
-                for (int k = 0; k < x->nuse; k++)
-                    SET(cur, x->uses[k]);
+                live_before(cur, x);
             }
             uint64_t *bi = in + (size_t)b * nw;
             for (size_t w = 0; w < nw; w++)
@@ -199,7 +214,7 @@ static int intervals(const xfunc *xf, uint32_t *lo, uint32_t *hi, uint8_t *read,
     }
     /* what each instruction reads for the last time: walking each block back from its
      * live-out set, a register it reads that is not live after it */
-    for (uint32_t b = 0; last && b < nb; b++) {
+    for (uint32_t b = 0; b < nb; b++) {
         const ptx_block *bl = &f->blocks[b];
         memcpy(cur, out + (size_t)b * nw, nw * 8);
         for (uint32_t i = bl->last + 1; i-- > bl->first;) {
@@ -216,11 +231,7 @@ static int intervals(const xfunc *xf, uint32_t *lo, uint32_t *hi, uint8_t *read,
             }
             for (int j = nl; j < XA_LAST; j++)
                 L->last[j] = -1;
-            if (x->kill)
-                for (int k = 0; k < x->ndef; k++)
-                    CLR(cur, x->defs[k]);
-            for (int k = 0; k < x->nuse; k++)
-                SET(cur, x->uses[k]);
+            live_before(cur, x);
         }
     }
     for (uint32_t b = 0; b < nb; b++) {
@@ -424,8 +435,7 @@ static uint32_t colour(const xfunc *xf, uint32_t *map)
                (slot_wide[s] != w ||
                 (slot_end[s] >= iv[k].lo &&
                  !(slot_end[s] == iv[k].lo && L->def == (int32_t)iv[k].r &&
-                   (L->last[0] == (int32_t)slot_reg[s] || L->last[1] == (int32_t)slot_reg[s] ||
-                    L->last[2] == (int32_t)slot_reg[s] || L->last[3] == (int32_t)slot_reg[s])))))
+                   reads_last(L, slot_reg[s])))))
             s++;
         if (s == nslot)
             nslot++;
