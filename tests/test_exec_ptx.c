@@ -1035,11 +1035,10 @@ static void test_register_slots(void **state)
     exec_prog_destroy(p);
     /* 29 registers declared. Narrow registers share only narrow slots, wide ones wide slots
      * (xalloc.c): two narrow slots, for %r1 (read again for the address) and the chain (each
-     * add reads its operand for the last time and writes its result over it, xa_last); two
-     * wide ones: %rd1, then %rd2 over it (cvta reads %rd1 for the last time), %rd3 beside
-     * it (%rd2 is still to be read), and %rd4 over %rd2 (the lowest slot of an operand read
-     * for the last time) */
-    if (declared != 29 || regs != 4 || imm != 20 || narrow != 2 || wide != 2)
+     * add reads its operand for the last time and writes its result over it, xa_last); one
+     * wide one: %rd1 and %rd2 hold the parameter, a launch constant read as an immediate (the
+     * 21st: one value for both, fold_launch_constants), so %rd3, then %rd4 over it */
+    if (declared != 29 || regs != 3 || imm != 21 || narrow != 2 || wide != 1)
         fail_msg("chain: %u registers -> %u slots (%u narrow, %u wide), %u immediates",
                  declared, regs, narrow, wide, imm);
     RUN_OK(kt_run(&t, 1, 32, 0));
@@ -1066,8 +1065,8 @@ static void test_register_slots(void **state)
 /* A result written over an operand read for the last time (xalloc.c, xa_last) only where the
  * handler is lane by lane: %r3 = %r5 + %r1 takes %r5's slot, but the shuffle, whose lane l
  * reads lane l - 1's %r4, must not write %r5 over %r4 (lane l - 1's value would be gone
- * before lane l reads it): three narrow slots (%r1, %r4, %r5 then %r3), not two; and two
- * wide ones (%rd1, %rd2 over it, %rd3 beside it, %rd4 over %rd2). */
+ * before lane l reads it): three narrow slots (%r1, %r4, %r5 then %r3), not two; and one
+ * wide one (%rd1 and %rd2 are the parameter, read as an immediate: %rd3, %rd4 over it). */
 static const char inplace_ptx[] = HDR
     ".visible .entry ip(.param .u64 out)\n{\n"
     ".reg .b32 %r<6>;\n.reg .b64 %rd<5>;\n"
@@ -1088,14 +1087,89 @@ static void test_register_inplace(void **state)
     uint32_t narrow, wide;
     exec_prog_slot_widths(p, &narrow, &wide);
     exec_prog_destroy(p);
-    if (narrow != 3 || wide != 2)
-        fail_msg("%u narrow and %u wide slots, want 3 and 2", narrow, wide);
+    if (narrow != 3 || wide != 1)
+        fail_msg("%u narrow and %u wide slots, want 3 and 1", narrow, wide);
     RUN_OK(kt_run(&t, 1, 32, 0));
     unsigned out[32];
     kt_get(&t, d, out, sizeof out);
     for (unsigned i = 0; i < 32; i++)
         if (out[i] != (i ? 3 * (i - 1) : 0) + i)
             fail_msg("lane %u = %u, want %u", i, out[i], (i ? 3 * (i - 1) : 0) + i);
+    kt_close(&t);
+}
+
+/* Launch constants (xalloc.c, fold_launch_constants): registers that hold one value for the
+ * whole launch are read as immediates and need no slot: the parameters (a pointer, a negative
+ * s32, a count), cvta of the pointer, %ntid.x * %nctaid.x, a shared array's address, a
+ * sign-extending mul.wide of the negative parameter, and a stride computed in a block that
+ * is not the entry but comes before the loop on every path. Not %r11: only the even threads
+ * write it (the odd ones branch around the add), so it is live at the entry and each thread
+ * must read its own value, the add's result or the zero a new block starts with. Two blocks
+ * of 64 threads, a grid-stride loop over n = 300 words: out[i] = i + 3 * neg for i < n, and
+ * out[n + thread] = what that thread wrote to shared memory through the folded address and
+ * read back (%r11). */
+static const char launch_const_ptx[] = HDR
+    ".visible .entry lc(.param .u64 out, .param .s32 neg, .param .u32 n)\n{\n"
+    ".reg .pred %p<4>;\n.reg .b32 %r<20>;\n.reg .b64 %rd<12>;\n"
+    ".shared .align 4 .b8 sh[256];\n"
+    "ld.param.u64 %rd1, [out];\nld.param.s32 %r1, [neg];\nld.param.u32 %r2, [n];\n"
+    "cvta.to.global.u64 %rd2, %rd1;\n"
+    "mov.u32 %r3, %ntid.x;\nmov.u32 %r4, %nctaid.x;\nmul.lo.s32 %r5, %r3, %r4;\n"
+    "mov.u32 %r6, %tid.x;\nmov.u32 %r7, %ctaid.x;\nmad.lo.s32 %r8, %r7, %r3, %r6;\n"
+    "mov.u32 %r9, sh;\nmul.wide.s32 %rd3, %r1, 3;\n"
+    "and.b32 %r10, %r6, 1;\nsetp.eq.u32 %p2, %r10, 1;\n@%p2 bra SKIP;\n"
+    "add.u32 %r11, %r3, 1;\n"
+    "SKIP:\n"
+    "shl.b32 %r12, %r6, 2;\nadd.u32 %r13, %r9, %r12;\nst.shared.u32 [%r13], %r11;\n"
+    "ld.shared.u32 %r14, [%r13];\n"
+    "add.u32 %r15, %r2, %r8;\nmul.wide.u32 %rd9, %r15, 8;\nadd.s64 %rd10, %rd2, %rd9;\n"
+    "cvt.u64.u32 %rd11, %r14;\nst.global.u64 [%rd10], %rd11;\n"
+    "setp.ge.u32 %p1, %r8, %r2;\n@%p1 bra DONE;\n"
+    "mul.wide.u32 %rd4, %r5, 8;\nmul.wide.u32 %rd5, %r8, 8;\nadd.s64 %rd6, %rd2, %rd5;\n"
+    "LOOP:\n"
+    "cvt.u64.u32 %rd7, %r8;\nadd.s64 %rd8, %rd7, %rd3;\nst.global.u64 [%rd6], %rd8;\n"
+    "add.s64 %rd6, %rd6, %rd4;\nadd.u32 %r8, %r8, %r5;\nsetp.lt.u32 %p3, %r8, %r2;\n"
+    "@%p3 bra LOOP;\n"
+    "DONE:\nret;\n}\n";
+
+static void test_launch_constants(void **state)
+{
+    (void)state;
+    enum { N = 300, THREADS = 128 };
+    kt t;
+    kt_text(&t, launch_const_ptx, "lc");
+    uint64_t d = kt_buf(&t, NULL, (N + THREADS) * 8);
+    kt_arg(&t, 0, d);
+    kt_arg(&t, 1, (uint32_t)-5);
+    kt_arg(&t, 2, N);
+    exec_prog *p = kt_prog(&t, 2, 64, 0, 0);
+    uint32_t regs, imm, declared, narrow, wide;
+    exec_prog_slots(p, &regs, &imm, &declared);
+    (void)imm;
+    exec_prog_slot_widths(p, &narrow, &wide);
+    exec_prog_destroy(p);
+    /* Folded: %rd1-%rd4, %r1-%r5, %r9. What is left needs four narrow slots where the most
+     * narrow registers are live, at the and: %r11 (live from the entry), %r6 (read again by
+     * the shl), %r8, and %r10 (%p2 over it: setp reads it for the last time); and two wide
+     * ones: %rd10 and %rd11 at the store, %rd6 and %rd7 (%rd8 over it) in the loop. Without
+     * the folding: 12 slots, 8 narrow and 4 wide (the pointer, n, the strides, 3 * neg are
+     * live in the loop); without the entry-liveness rule %r11 is folded too and the odd
+     * threads read 65 (both checked by breaking xalloc.c). */
+    if (regs != 6 || narrow != 4 || wide != 2)
+        fail_msg("%u slots (%u narrow, %u wide) for %u registers, want 6 (4 narrow, 2 wide)",
+                 regs, narrow, wide, declared);
+    RUN_OK(kt_run(&t, 2, 64, 0));
+    uint64_t out[N + THREADS];
+    kt_get(&t, d, out, sizeof out);
+    for (uint32_t i = 0; i < N; i++)
+        if (out[i] != (uint64_t)((int64_t)i - 15))
+            fail_msg("out[%u] = %lld, want %lld", i, (long long)out[i], (long long)i - 15);
+    for (uint32_t g = 0; g < THREADS; g++) {
+        uint64_t want = (g % 64) & 1 ? 0 : 65;
+        if (out[N + g] != want)
+            fail_msg("thread %u read %llu from shared memory, want %llu", g,
+                     (unsigned long long)out[N + g], (unsigned long long)want);
+    }
     kt_close(&t);
 }
 
@@ -1245,6 +1319,7 @@ int main(void)
         cmocka_unit_test(test_special_registers),
         cmocka_unit_test(test_register_slots),
         cmocka_unit_test(test_register_inplace),
+        cmocka_unit_test(test_launch_constants),
         cmocka_unit_test(test_narrow_partial_writes),
         cmocka_unit_test(test_strided_forms),
         cmocka_unit_test(test_step_ran),

@@ -261,7 +261,7 @@ int exec_dst_operands(const xinsn *in);
 int exec_operand_regs(const xop *o, uint32_t nregs, int32_t rs[4]);
 /* xalloc.c: shares register slots between registers whose live ranges do not overlap
  * (renumbers in->o/guard/pre slots and xf->nregs/nslots; after exec_list_regs). */
-wl_status xalloc_func(xfunc *xf, diag_t *d);
+wl_status xalloc_func(const exec_prog *p, xfunc *xf, diag_t *d);
 /* xalloc.c: lays the slots out in units (narrow and wide, see xfunc) and renumbers every slot
  * operand to its first unit, setting the nw flags (after xalloc_func). */
 wl_status xalloc_layout(xfunc *xf, diag_t *d);
@@ -321,6 +321,9 @@ wl_status xctl_branch(exec_block *b, int warp, const xinsn *in, uint32_t active,
 wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t active,
                      uint32_t m, diag_t *d);
 void xwide_pre(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m);
+/* Pre value k of in when it is one value for the whole launch (grid and block shapes, GPU and
+ * shared-memory sizes, symbol addresses that are not frame-relative): 1 and *v; else 0. */
+int xwide_launch_value(const exec_prog *p, const xinsn *in, int k, uint64_t *v);
 void xop_nop(const xinsn *in, uint64_t *regs, uint32_t m);
 /* Fault / unsupported message helpers (exec.c). */
 wl_status exec_fail(const exec_block *b, int warp, int lane, const xinsn *in, wl_status st,

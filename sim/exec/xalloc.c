@@ -8,7 +8,8 @@
  * warps resident on 132 SMs that is far more than the host's caches hold, and the timing model
  * waits on host memory (docs/performance.md). Sharing slots by liveness (red_shuffle: 77
  * registers in 9 slots) gives the same results with a fraction of the footprint. Before that,
- * registers that only ever hold one immediate are replaced by it (propagate_constants).
+ * registers that only ever hold one immediate are replaced by it (propagate_constants), and
+ * registers that hold one value for the whole launch by that value (fold_launch_constants).
  *
  * Method: a backward liveness analysis over the CFG's basic blocks gives each register the set of
  * instructions where it is live; its interval is the hull of those points, in instruction order,
@@ -44,6 +45,7 @@
 
 #include "exec_int.h"
 #include "ptx.h"
+#include "sem.h"
 
 #define XALLOC_MAX_WORDS (4u << 20) /* bit-set words for all blocks; larger: not shared */
 
@@ -115,6 +117,49 @@ static void live_before(uint64_t *cur, const xa_ops *x)
         SET(cur, x->uses[k]);
 }
 
+/* The blocks' live-in and live-out sets (nw = (nregs + 63) / 64 words each, zeroed by the
+ * caller; cur: nw words of room) from each instruction's operands (ops[], filled here): the
+ * backward fixed point. Returns 0 to give up (too many operands in one instruction, or blocks
+ * that do not cover the instructions once, in order, as ptx_cfg builds them). */
+static int liveness(const xfunc *xf, xa_ops *ops, uint64_t *in, uint64_t *out, uint64_t *cur)
+{
+    const ptx_func *f = xf->f;
+    uint32_t nr = xf->nregs, nb = f->nblocks, n = xf->n;
+    size_t nw = (nr + 63) / 64;
+    for (uint32_t i = 0; i < n; i++)
+        if (!collect(xf, &xf->ins[i], nr, &ops[i]))
+            return 0;
+    for (uint32_t b = 0, next = 0; b < nb; b++) {
+        if (f->blocks[b].first != next || f->blocks[b].last < f->blocks[b].first ||
+            f->blocks[b].last >= n)
+            return 0;
+        next = f->blocks[b].last + 1;
+        if (b == nb - 1 && next != n)
+            return 0;
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t b = nb; b-- > 0;) {
+            const ptx_block *bl = &f->blocks[b];
+            uint64_t *o = out + (size_t)b * nw;
+            for (unsigned s = 0; s < bl->nsucc; s++)
+                if (bl->succ[s] < nb)
+                    for (size_t w = 0; w < nw; w++)
+                        o[w] |= in[(size_t)bl->succ[s] * nw + w];
+            memcpy(cur, o, nw * 8);
+            for (uint32_t i = bl->last + 1; i-- > bl->first;)
+                live_before(cur, &ops[i]);
+            uint64_t *bi = in + (size_t)b * nw;
+            for (size_t w = 0; w < nw; w++)
+                if ((cur[w] | bi[w]) != bi[w]) {
+                    bi[w] |= cur[w];
+                    changed = 1;
+                }
+        }
+    }
+    return 1;
+}
+
 /* Up to this many registers an instruction reads for the last time are recorded (xa_last). */
 #define XA_LAST 4
 
@@ -178,40 +223,8 @@ static int intervals(const xfunc *xf, uint32_t *lo, uint32_t *hi, uint8_t *read,
     int rc = -1;
     if (!ops || !in || !out || !cur || !pinned)
         goto done;
-    for (uint32_t i = 0; i < n; i++)
-        if (!collect(xf, &xf->ins[i], nr, &ops[i]))
-            goto done;
-    /* The blocks must cover every instruction once, in order (ptx_cfg builds them so). */
-    for (uint32_t b = 0, next = 0; b < nb; b++) {
-        if (f->blocks[b].first != next || f->blocks[b].last < f->blocks[b].first ||
-            f->blocks[b].last >= n)
-            goto done;
-        next = f->blocks[b].last + 1;
-        if (b == nb - 1 && next != n)
-            goto done;
-    }
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (uint32_t b = nb; b-- > 0;) {
-            const ptx_block *bl = &f->blocks[b];
-            uint64_t *o = out + (size_t)b * nw;
-            for (unsigned s = 0; s < bl->nsucc; s++)
-                if (bl->succ[s] < nb)
-                    for (size_t w = 0; w < nw; w++)
-                        o[w] |= in[(size_t)bl->succ[s] * nw + w];
-            memcpy(cur, o, nw * 8);
-            for (uint32_t i = bl->last + 1; i-- > bl->first;) {
-                const xa_ops *x = &ops[i];
-                live_before(cur, x);
-            }
-            uint64_t *bi = in + (size_t)b * nw;
-            for (size_t w = 0; w < nw; w++)
-                if ((cur[w] | bi[w]) != bi[w]) {
-                    bi[w] |= cur[w];
-                    changed = 1;
-                }
-        }
-    }
+    if (!liveness(xf, ops, in, out, cur))
+        goto done;
     /* what each instruction reads for the last time: walking each block back from its
      * live-out set, a register it reads that is not live after it */
     for (uint32_t b = 0; b < nb; b++) {
@@ -288,6 +301,41 @@ static int by_lo(const void *a, const void *b)
     return x->lo != y->lo ? (x->lo < y->lo ? -1 : 1) : (x->r < y->r ? -1 : x->r > y->r);
 }
 
+/* def[r]: the instruction that writes register r, UINT32_MAX for none; ok[r] = 1 when that is
+ * its only writer (a destination operand) and r is named only as a plain operand (not in a
+ * vector, as an address base or as a guard). Not for functions with calls (a call's return
+ * registers are written but not named as destinations). */
+static void single_defs(const xfunc *xf, uint32_t *def, uint8_t *ok)
+{
+    uint32_t nr = xf->nregs;
+    for (uint32_t r = 0; r < nr; r++) {
+        def[r] = UINT32_MAX;
+        ok[r] = 1;
+    }
+    for (uint32_t i = 0; i < xf->n; i++) {
+        const xinsn *x = &xf->ins[i];
+        int nd = exec_dst_operands(x);
+        for (int k = 0; k < x->nops; k++) {
+            const xop *o = &x->o[k];
+            int dst = k < nd && o->kind != XO_ADDR;
+            if (o->kind == XO_VEC) {
+                for (int v = 0; v < o->n && v < 4; v++)
+                    if (o->vec[v] >= 0 && (uint32_t)o->vec[v] < nr)
+                        ok[o->vec[v]] = 0; /* written or read as part of a vector */
+            } else if (o->kind == XO_ADDR) {
+                if (o->slot >= 0 && (uint32_t)o->slot < nr)
+                    ok[o->slot] = 0;
+            } else if (o->kind == XO_SLOT && dst && o->slot >= 0 && (uint32_t)o->slot < nr) {
+                uint32_t r = (uint32_t)o->slot;
+                ok[r] = ok[r] && def[r] == UINT32_MAX;
+                def[r] = i;
+            }
+        }
+        if (x->guard >= 0 && (uint32_t)x->guard < nr)
+            ok[x->guard] = 0;
+    }
+}
+
 /* Registers that only ever hold one immediate: nvcc writes `mov.u32 %r12, 16;` and then names
  * %r12 where the instruction could take 16 (shfl offsets and clamps, loop steps). A register
  * written once, by an unguarded mov of an immediate that fits its width, in the entry block or
@@ -310,33 +358,7 @@ static void propagate_constants(xfunc *xf)
     for (uint32_t b = 0; b < f->nblocks; b++)
         for (uint32_t i = f->blocks[b].first; i <= f->blocks[b].last && i < n; i++)
             blk[i] = b;
-    for (uint32_t r = 0; r < nr; r++) {
-        def[r] = UINT32_MAX;
-        ok[r] = 1;
-    }
-    /* the single definition of each register */
-    for (uint32_t i = 0; i < n; i++) {
-        const xinsn *x = &xf->ins[i];
-        int nd = exec_dst_operands(x);
-        for (int k = 0; k < x->nops; k++) {
-            const xop *o = &x->o[k];
-            int dst = k < nd && o->kind != XO_ADDR;
-            if (o->kind == XO_VEC) {
-                for (int v = 0; v < o->n && v < 4; v++)
-                    if (o->vec[v] >= 0 && (uint32_t)o->vec[v] < nr)
-                        ok[o->vec[v]] = 0; /* written or read as part of a vector */
-            } else if (o->kind == XO_ADDR) {
-                if (o->slot >= 0 && (uint32_t)o->slot < nr)
-                    ok[o->slot] = 0;
-            } else if (o->kind == XO_SLOT && dst && o->slot >= 0 && (uint32_t)o->slot < nr) {
-                uint32_t r = (uint32_t)o->slot;
-                ok[r] = ok[r] && def[r] == UINT32_MAX;
-                def[r] = i;
-            }
-        }
-        if (x->guard >= 0 && (uint32_t)x->guard < nr)
-            ok[x->guard] = 0;
-    }
+    single_defs(xf, def, ok);
     for (uint32_t r = 0; r < nr; r++) {
         if (!ok[r] || def[r] == UINT32_MAX) {
             ok[r] = 0;
@@ -375,6 +397,217 @@ done:
     free(blk);
     free(def);
     free(ok);
+}
+
+/* Launch constants. Every thread of a launch reads the same kernel parameters and the same grid
+ * and block shapes, and nvcc keeps what it computes from them in registers for the whole
+ * kernel: the buffers' addresses (`ld.param.u64`, `cvta.to.global`), a grid-stride loop's
+ * stride (`mov %ntid.x`, `mov %nctaid.x`, `mul.lo`, `mul.wide`), a shared array's address.
+ * ptxas does much the same on the GPU: parameters are read from the constant bank as operands,
+ * and uniform values go to the uniform datapath, not to a register per thread. Here a register
+ * that holds one such value is read as an immediate (the function's shared copy, xop.cptr)
+ * and needs no slot: lat_copy's scheduled loop keeps two addresses, the stride in elements and
+ * in bytes, and the element count alive, 8 of its 27 units.
+ *
+ * A register qualifies when it is written once, by an unguarded instruction whose value is the
+ * same in every lane of every warp and known before the launch (fold_value), and it is not live
+ * at the function's entry: then every path from the entry to a read passes through that one
+ * write, so every read sees that value. Its writer still runs (into the sink slot), the timing
+ * model still sees its register and its latency (scoreboard keys are IR registers, listed
+ * before this), so only the host's work changes. Moves of a PTX immediate are left to
+ * propagate_constants, whose rule decides which moves the timing model folds (mark_noops). */
+
+/* The value the destination of x holds after x when it is a launch constant: 1 and *v, else 0.
+ * known[r]/val[r]: the registers already found to be launch constants. Arithmetic runs through
+ * xop_exec itself on a scratch register file, so a folded value is the value the executor
+ * would have written, bit for bit. */
+static int fold_value(const exec_prog *p, const xfunc *xf, const xinsn *x, const uint8_t *known,
+                      const uint64_t *val, uint64_t *v)
+{
+    uint32_t nr = xf->nregs;
+    if (x->guard >= 0 || x->op >= PTX_OP_COUNT || (x->flags & PTX_F_CC) || x->nops < 2 ||
+        x->nops > XMAX_OPS || exec_dst_operands(x) != 1 || x->o[0].kind != XO_SLOT)
+        return 0;
+    const xop *dst = &x->o[0];
+    int bits = dst->bits;
+    uint64_t r = 0;
+    if (x->op == PTX_OP_MOV && x->npre) { /* a special register or a symbol's address */
+        if (!x->pre_dst || x->npre != 1 || !xwide_launch_value(p, x, 0, &r))
+            return 0;
+        r = bits >= 64 ? r : r & ((UINT64_C(1) << bits) - 1);
+    } else if (x->op == PTX_OP_LD) { /* a kernel parameter */
+        const xop *a = &x->o[1];
+        uint32_t esz = x->w0 / 8u;
+        if (x->space != XS_KPARAM || x->vec != 1 || x->nops != 2 || a->kind != XO_ADDR ||
+            a->slot >= 0 || a->base != XB_NONE || esz == 0 || esz > 8 || a->off < 0 ||
+            (uint64_t)a->off + esz > p->params_size)
+            return 0;
+        memcpy(&r, p->params + a->off, esz); /* little-endian host, as xmem.c */
+        if (x->k0 == XK_S)
+            r = sem_sext(r, (int)esz * 8);
+        r = bits >= 64 ? r : r & ((UINT64_C(1) << bits) - 1);
+    } else {
+        switch (x->op) {
+        case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_AND:
+        case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_SHL: case PTX_OP_SHR:
+        case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_NEG: case PTX_OP_CVT: case PTX_OP_CVTA:
+        case PTX_OP_MOV:
+            break;
+        default: return 0;
+        }
+        int ints = (x->k0 == XK_B || x->k0 == XK_U || x->k0 == XK_S) &&
+                   (x->op != PTX_OP_CVT || x->k1 == XK_B || x->k1 == XK_U || x->k1 == XK_S);
+        if (!ints || x->npre)
+            return 0;
+        const ptx_func *f = xf->f;
+        if (x->op == PTX_OP_MOV && x->ir && x->ir->nops == 2 &&
+            (f->ops[x->ir->op0 + 1].kind == PTX_OPND_IMM ||
+             f->ops[x->ir->op0 + 1].kind == PTX_OPND_FIMM))
+            return 0; /* propagate_constants' (and mark_noops') */
+        _Alignas(64) uint64_t regs[XMAX_OPS * 2 * XUNIT];
+        xinsn t = *x;
+        t.guard = -1;
+        for (int k = 0; k < x->nops; k++) {
+            const xop *o = &x->o[k];
+            if (o->kind != XO_SLOT || o->slot < 0)
+                return 0;
+            uint64_t c;
+            uint32_t s = (uint32_t)o->slot;
+            if (k == 0)
+                c = 0;
+            else if (s < nr && known[s])
+                c = val[s];
+            else if (s >= nr && s < nr + xf->nimm)
+                c = xf->imm[s - nr];
+            else
+                return 0;
+            t.o[k].slot = 2 * k; /* a wide slot each, as the layout's units */
+            t.o[k].nw = 0;
+            t.o[k].cptr = NULL;
+            t.o[k].cptr32 = NULL;
+            for (int l = 0; l < 32; l++)
+                XR(regs, t.o[k].slot)[l] = c;
+        }
+        uint32_t carry = 0;
+        diag_t d;
+        diag_clear(&d);
+        if (xop_exec(&t, regs, XFULL, &carry, &d) != WL_OK)
+            return 0;
+        r = regs[0];
+        for (int l = 1; l < 32; l++)
+            if (regs[l] != r)
+                return 0;
+    }
+    /* a narrow slot keeps the low 32 bits (xalloc_layout: sbits <= 32) */
+    if (dst->sbits && dst->sbits <= 32)
+        r = (uint32_t)r;
+    *v = r;
+    return 1;
+}
+
+/* The immediate slot holding value v (slots before the layout: nr + index), appended to
+ * xf->imm when new; -1 when out of memory. */
+static int32_t imm_of(xfunc *xf, uint32_t nr, uint64_t v, uint32_t *cap)
+{
+    for (uint32_t j = 0; j < xf->nimm; j++)
+        if (xf->imm[j] == v)
+            return (int32_t)(nr + j);
+    if (xf->nimm == *cap) {
+        uint32_t nc = *cap ? 2 * *cap : 16;
+        uint64_t *q = realloc(xf->imm, nc * sizeof *q);
+        if (!q)
+            return -1;
+        xf->imm = q;
+        *cap = nc;
+    }
+    xf->imm[xf->nimm] = v;
+    return (int32_t)(nr + xf->nimm++);
+}
+
+static void shift_scratch(int32_t *s, uint32_t from, uint32_t by)
+{
+    if (*s >= 0 && (uint32_t)*s >= from)
+        *s += (int32_t)by;
+}
+
+static void fold_launch_constants(const exec_prog *p, xfunc *xf)
+{
+    const ptx_func *f = xf->f;
+    uint32_t nr = xf->nregs, n = xf->n, nb = f->nblocks;
+    size_t nw = (nr + 63) / 64;
+    if (xf->imm_clobbered || n == 0 || nr == 0 || nb == 0 || !f->blocks ||
+        nw * nb * 2 > XALLOC_MAX_WORDS)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        if (xf->ins[i].op == PTX_OP_CALL)
+            return;
+    uint32_t *def = malloc(nr * sizeof *def);
+    uint8_t *ok = malloc(nr), *known = calloc(nr, 1);
+    uint64_t *val = calloc(nr, sizeof *val);
+    int32_t *slot = malloc(nr * sizeof *slot);
+    xa_ops *ops = malloc((size_t)n * sizeof *ops);
+    uint64_t *in = calloc(nw * nb, 8), *out = calloc(nw * nb, 8), *cur = calloc(nw, 8);
+    if (!def || !ok || !known || !val || !slot || !ops || !in || !out || !cur ||
+        !liveness(xf, ops, in, out, cur))
+        goto done;
+    single_defs(xf, def, ok);
+    uint32_t nfold = 0;
+    for (int changed = 1; changed;) { /* a value may come from values found earlier */
+        changed = 0;
+        for (uint32_t r = 0; r < nr; r++) {
+            uint64_t v;
+            if (ok[r] && !known[r] && def[r] != UINT32_MAX && !BIT(in, r) /* block 0: entry */ &&
+                fold_value(p, xf, &xf->ins[def[r]], known, val, &v)) {
+                known[r] = 1;
+                val[r] = v;
+                changed = 1;
+                nfold++;
+            }
+        }
+    }
+    if (!nfold)
+        goto done;
+    /* the immediates grow: the scratch slots that follow them move up */
+    uint32_t nimm0 = xf->nimm, cap = xf->nimm;
+    for (uint32_t r = 0; r < nr; r++)
+        if (known[r] && (slot[r] = imm_of(xf, nr, val[r], &cap)) < 0) {
+            known[r] = 0; /* out of memory: r keeps its slot */
+            nfold--;
+        }
+    uint32_t added = xf->nimm - nimm0, from = nr + nimm0;
+    for (uint32_t i = 0; i < n && added; i++) {
+        xinsn *x = &xf->ins[i];
+        shift_scratch(&x->guard, from, added);
+        for (int k = 0; k < x->npre; k++)
+            shift_scratch(&x->pre[k].slot, from, added);
+        for (int k = 0; k < x->nops; k++) {
+            xop *o = &x->o[k];
+            if (o->kind == XO_SLOT || o->kind == XO_ADDR)
+                shift_scratch(&o->slot, from, added);
+            else if (o->kind == XO_VEC)
+                for (int v = 0; v < o->n && v < 4; v++)
+                    shift_scratch(&o->vec[v], from, added);
+        }
+    }
+    xf->nslots += added;
+    for (uint32_t i = 0; i < n; i++) { /* the reads */
+        xinsn *x = &xf->ins[i];
+        for (int k = exec_dst_operands(x); k < x->nops; k++) {
+            xop *o = &x->o[k];
+            if (o->kind == XO_SLOT && o->slot >= 0 && (uint32_t)o->slot < nr && known[o->slot])
+                o->slot = slot[o->slot];
+        }
+    }
+done:
+    free(def);
+    free(ok);
+    free(known);
+    free(val);
+    free(slot);
+    free(ops);
+    free(in);
+    free(out);
+    free(cur);
 }
 
 #define XA_SINK UINT32_MAX /* map[]: a register nothing reads: its writes go to the sink slot */
@@ -505,7 +738,7 @@ static int mark_noops(xfunc *xf, uint32_t nr, int32_t sink)
     return 0;
 }
 
-wl_status xalloc_func(xfunc *xf, diag_t *d)
+wl_status xalloc_func(const exec_prog *p, xfunc *xf, diag_t *d)
 {
     uint32_t nr = xf->nregs;
     if (nr == 0)
@@ -517,6 +750,7 @@ wl_status xalloc_func(xfunc *xf, diag_t *d)
     if (!map)
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     propagate_constants(xf);
+    fold_launch_constants(p, xf);
     uint32_t np = colour(xf, map);
     if (np == 0 || np > nr) {
         free(map);

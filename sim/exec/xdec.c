@@ -551,7 +551,7 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
         it.vals = NULL;
     }
     if (st == WL_OK)
-        st = xalloc_func(xf, d);
+        st = xalloc_func(p, xf, d);
     if (st == WL_OK)
         st = xalloc_layout(xf, d);
     if (st == WL_OK)

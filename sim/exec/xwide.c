@@ -212,6 +212,42 @@ wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs,
 /* ------------------------------------------------------------------------------------------ */
 /* Special registers and addresses computed before an instruction                              */
 /* ------------------------------------------------------------------------------------------ */
+/* Special register or address k of in when it is the same in every thread of the launch:
+ * the grid's and block's shapes, the GPU's size, shared-memory sizes, and symbol addresses that
+ * are not frame-relative. Returns 1 and the value in *v; 0 for the values that depend on the
+ * block, the warp, the lane or the time. Also used before the launch (xalloc.c's
+ * fold_launch_constants), so it reads only the program. */
+int xwide_launch_value(const exec_prog *p, const xinsn *in, int k, uint64_t *v)
+{
+    const exec_grid *g = &p->g;
+    uint16_t sr = in->pre[k].sreg;
+    if (sr == UINT16_MAX) {
+        const xop *o = &in->o[in->pre[k].opnd];
+        if (o->base != XB_NONE)
+            return 0;
+        *v = (uint64_t)o->off;
+        return 1;
+    }
+    switch (sr) {
+    case PTX_SR_NTID_X: case PTX_SR_NTID_Y: case PTX_SR_NTID_Z:
+        *v = g->block[sr - PTX_SR_NTID_X]; return 1;
+    case PTX_SR_NCTAID_X: case PTX_SR_NCTAID_Y: case PTX_SR_NCTAID_Z:
+        *v = g->grid[sr - PTX_SR_NCTAID_X]; return 1;
+    case PTX_SR_NCLUSTERID_X: case PTX_SR_NCLUSTERID_Y: case PTX_SR_NCLUSTERID_Z:
+        *v = g->grid[sr - PTX_SR_NCLUSTERID_X]; return 1;
+    case PTX_SR_CLUSTER_NCTAID_X: case PTX_SR_CLUSTER_NCTAID_Y: case PTX_SR_CLUSTER_NCTAID_Z:
+    case PTX_SR_CLUSTER_NCTARANK:
+        *v = 1; return 1;
+    case PTX_SR_NWARPID: *v = 64; return 1;
+    case PTX_SR_NSMID: *v = (uint64_t)(g->num_sms > 0 ? g->num_sms : 132); return 1;
+    case PTX_SR_GRIDID: *v = 1; return 1;
+    case PTX_SR_DYNAMIC_SMEM_SIZE: *v = g->dyn_smem; return 1;
+    case PTX_SR_TOTAL_SMEM_SIZE: *v = p->smem_bytes; return 1;
+    case PTX_SR_AGGR_SMEM_SIZE: *v = p->smem_bytes + 1024u; return 1;
+    default: return 0;
+    }
+}
+
 /* Special register or address k of in when it is the same in every lane (addresses, and every
  * special register but %tid, %laneid and %lanemask_*): returns 1 and the value in *v. */
 static int pre_uniform(exec_block *b, int warp, const xinsn *in, int k, uint64_t *v)
@@ -219,10 +255,12 @@ static int pre_uniform(exec_block *b, int warp, const xinsn *in, int k, uint64_t
     const exec_prog *p = b->p;
     const exec_grid *g = &p->g;
     const xwarp *W = &b->w[warp];
+    if (xwide_launch_value(p, in, k, v))
+        return 1;
     uint16_t sr = in->pre[k].sreg;
-    if (sr == UINT16_MAX) {
+    if (sr == UINT16_MAX) { /* frame-relative */
         const xop *o = &in->o[in->pre[k].opnd];
-        *v = (uint64_t)o->off + (o->base != XB_NONE ? W->frames[W->fp - 1].local_base : 0);
+        *v = (uint64_t)o->off + W->frames[W->fp - 1].local_base;
         return 1;
     }
     int nsm = g->num_sms > 0 ? g->num_sms : 132;
@@ -231,29 +269,17 @@ static int pre_uniform(exec_block *b, int warp, const xinsn *in, int k, uint64_t
     case PTX_SR_LANEMASK_EQ: case PTX_SR_LANEMASK_LE: case PTX_SR_LANEMASK_LT:
     case PTX_SR_LANEMASK_GE: case PTX_SR_LANEMASK_GT:
         return 0;
-    case PTX_SR_NTID_X: case PTX_SR_NTID_Y: case PTX_SR_NTID_Z:
-        *v = g->block[sr - PTX_SR_NTID_X]; break;
     case PTX_SR_CTAID_X: case PTX_SR_CTAID_Y: case PTX_SR_CTAID_Z:
         *v = b->ctaid[sr - PTX_SR_CTAID_X]; break;
-    case PTX_SR_NCTAID_X: case PTX_SR_NCTAID_Y: case PTX_SR_NCTAID_Z:
-        *v = g->grid[sr - PTX_SR_NCTAID_X]; break;
     case PTX_SR_CLUSTERID_X: case PTX_SR_CLUSTERID_Y: case PTX_SR_CLUSTERID_Z:
         *v = b->ctaid[sr - PTX_SR_CLUSTERID_X]; break;
-    case PTX_SR_NCLUSTERID_X: case PTX_SR_NCLUSTERID_Y: case PTX_SR_NCLUSTERID_Z:
-        *v = g->grid[sr - PTX_SR_NCLUSTERID_X]; break;
-    case PTX_SR_CLUSTER_NCTAID_X: case PTX_SR_CLUSTER_NCTAID_Y: case PTX_SR_CLUSTER_NCTAID_Z:
-    case PTX_SR_CLUSTER_NCTARANK:
-        *v = 1; break;
     case PTX_SR_WARPID: *v = (uint64_t)warp; break;
-    case PTX_SR_NWARPID: *v = 64; break;
     case PTX_SR_SMID: { /* functional mode: the block's linear index spread over the SMs */
         uint64_t lin = ((uint64_t)b->ctaid[2] * g->grid[1] + b->ctaid[1]) * g->grid[0] +
                        b->ctaid[0];
         *v = b->has_sm ? b->smid : lin % (uint64_t)nsm;
         break;
     }
-    case PTX_SR_NSMID: *v = (uint64_t)nsm; break;
-    case PTX_SR_GRIDID: *v = 1; break;
     /* Functional mode has no clock: the block's warp-instruction count stands in for it
      * (monotonic and deterministic) unless the timing model set one (exec_block_set_clock). */
     case PTX_SR_CLOCK: case PTX_SR_CLOCK64:
@@ -264,9 +290,6 @@ static int pre_uniform(exec_block *b, int warp, const xinsn *in, int k, uint64_t
         *v = (b->has_clock ? b->clock : b->cnt.warp_insts) >> 32; break;
     case PTX_SR_GLOBALTIMER_HI:
         *v = (b->has_clock ? b->timer_ns : b->cnt.warp_insts) >> 32; break;
-    case PTX_SR_DYNAMIC_SMEM_SIZE: *v = g->dyn_smem; break;
-    case PTX_SR_TOTAL_SMEM_SIZE: *v = p->smem_bytes; break;
-    case PTX_SR_AGGR_SMEM_SIZE: *v = p->smem_bytes + 1024u; break;
     default: *v = 0; break;
     }
     return 1;
