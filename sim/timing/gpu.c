@@ -212,12 +212,13 @@ static wl_status setup(tctx *c, const timing_config *cfg)
                                 _Alignof(tsmsp));
     c->scratch_blocks = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_blocks);
     c->scratch_warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_warps);
+    c->pf_regs = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->pf_regs);
     c->stat = calloc(c->nf, sizeof *c->stat);
     for (uint32_t f = 0; c->stat && f < c->m->nfuncs; f++)
         if (c->m->funcs[f].ninsns &&
             !(c->stat[f] = calloc(c->m->funcs[f].ninsns, sizeof *c->stat[f])))
             return oom(c);
-    if (!c->sms || !c->sp || !c->scratch_blocks || !c->scratch_warps || !c->stat)
+    if (!c->sms || !c->sp || !c->scratch_blocks || !c->scratch_warps || !c->pf_regs || !c->stat)
         return oom(c);
     int gpc = 0, left = a->gpc_count > 0 ? a->gpc_sms[0] : c->nsm;
     for (int s = 0; s < c->nsm; s++) {
@@ -351,6 +352,7 @@ static void teardown(tctx *c)
     hugemem_arena_destroy(c->arena); /* the SMs, schedulers and blocks */
     free(c->scratch_blocks);
     free(c->scratch_warps);
+    free(c->pf_regs);
     free(c->scratch_resolve);
     mem_destroy(c->mem);
     exec_prog_destroy(c->prog);
@@ -401,7 +403,13 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
         sm->wake[k] = T_INF;
         c->res->evaluations++;
         st = sched_eval(c, sp, t);
+        if (c->pf_i < c->pf_n) { /* the next SM's register lines, one warp at a time */
+            const tw *w = c->pf_regs[c->pf_i++];
+            exec_warp_prefetch_regs(w->eb, w->bw);
+        }
     }
+    for (; c->pf_i < c->pf_n; c->pf_i++)
+        exec_warp_prefetch_regs(c->pf_regs[c->pf_i]->eb, c->pf_regs[c->pf_i]->bw);
     return st;
 }
 
@@ -425,8 +433,11 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
  * is asked for, one step of that chain per SM, each step reading what the step before
  * brought in: the SM and scheduler records of s+5, the schedulers' warp arrays of s+4, and for
  * the warps that can be looked at before `end`: warp records of s+3, stack state of s+2,
- * register lines of s+1. */
-enum { PF_SM, PF_ARRAYS, PF_WARP, PF_STATE, PF_REGS };
+ * register lines of s+1. The register lines are the most (a warp's whole file, 10-40 lines):
+ * asked for all at once, at the start of s's run, they wait for the host's few line-fill
+ * buffers in a burst, so they are asked for one warp after each of s's evaluations instead
+ * (queue_regs, run_sm; lat_copy +4 %, sixteenth session). */
+enum { PF_SM, PF_ARRAYS, PF_WARP, PF_STATE };
 static void prefetch_lines(const void *p, size_t bytes)
 {
     for (size_t l = 0; l < bytes; l += 64)
@@ -462,21 +473,33 @@ static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
             }
             if (w->state != TW_ACTIVE)
                 continue;
-            if (stage == PF_STATE) {
-                exec_warp_prefetch_state(w->xw);
-                __builtin_prefetch(w->eb);
-                /* a pending global/local store or atomic: the L1 set it will look up at
-                 * issue. Its fetch asked for it too, but a store usually waits for its data
-                 * (a load's result) and issues windows later, when that is long gone; a load
-                 * issues soon after its fetch. (lat_copy +5 %: docs/performance.md.) */
-                if (w->has_pending && w->res == RES_LG && w->dg.mkind != MEM_LOAD)
-                    mem_prefetch(c->mem, (uint32_t)s, w->dg.space == PTX_SPACE_LOCAL, w->secs,
-                                 w->dg.nsec);
-            } else {
-                exec_warp_prefetch_regs(w->eb, w->bw);
-            }
+            exec_warp_prefetch_state(w->xw);
+            __builtin_prefetch(w->eb);
+            /* a pending global/local store or atomic: the L1 set it will look up at issue. Its
+             * fetch asked for it too, but a store usually waits for its data (a load's result)
+             * and issues windows later, when that is long gone; a load issues soon after its
+             * fetch. (lat_copy +5 %: docs/performance.md.) */
+            if (w->has_pending && w->res == RES_LG && w->dg.mkind != MEM_LOAD)
+                mem_prefetch(c->mem, (uint32_t)s, w->dg.space == PTX_SPACE_LOCAL, w->secs,
+                             w->dg.nsec);
         }
     }
+}
+
+/* The warps of SM s whose register lines run_sm asks for (the PF_STATE stage's warps). */
+static void queue_regs(tctx *c, int s, uint64_t end)
+{
+    c->pf_n = c->pf_i = 0;
+    if (s >= c->nsm)
+        return;
+    const tsmsp *sps = &c->sp[(size_t)s * (size_t)c->nsub];
+    for (int k = 0; k < c->nsub; k++)
+        for (int i = 0; i < sps[k].nwarps; i++) {
+            const tw *w = sps[k].warps[i];
+            if (sps[k].ens[i] < end && w->state == TW_ACTIVE &&
+                c->pf_n < (uint32_t)c->a->max_warps_per_sm + 1)
+                c->pf_regs[c->pf_n++] = w;
+        }
 }
 
 /* How many completions ahead resolve_window asks for a warp's record. */
@@ -543,7 +566,7 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
             prefetch_sm(c, s + 4, end, PF_ARRAYS);
             prefetch_sm(c, s + 3, end, PF_WARP);
             prefetch_sm(c, s + 2, end, PF_STATE);
-            prefetch_sm(c, s + 1, end, PF_REGS);
+            queue_regs(c, s + 1, end);
             st = run_sm(c, cfg, sm, end);
         }
         if (st == WL_OK)

@@ -274,6 +274,10 @@ typedef struct tctx {
     struct tblock **scratch_blocks; /* sched_eval's lists, max_warps_per_sm + 1 entries */
     tw **scratch_warps;
     tw **scratch_resolve;   /* resolve_window's warps */
+    /* The warps of the next SM whose register lines are asked for while this SM runs, one
+     * after each evaluation (gpu.c queue_regs, run_sm): max_warps_per_sm entries. */
+    const tw **pf_regs;
+    uint32_t pf_n, pf_i;
     uint64_t scratch_secs[TW_MAX_SECS]; /* digest's coalescing, before the warp's own list */
     size_t cap_resolve;
     uint64_t progress_next;
