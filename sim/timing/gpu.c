@@ -212,13 +212,13 @@ static wl_status setup(tctx *c, const timing_config *cfg)
                                 _Alignof(tsmsp));
     c->scratch_blocks = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_blocks);
     c->scratch_warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_warps);
-    c->pf_regs = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->pf_regs);
+    c->pfq = calloc(3 * ((size_t)a->max_warps_per_sm + 1), sizeof *c->pfq);
     c->stat = calloc(c->nf, sizeof *c->stat);
     for (uint32_t f = 0; c->stat && f < c->m->nfuncs; f++)
         if (c->m->funcs[f].ninsns &&
             !(c->stat[f] = calloc(c->m->funcs[f].ninsns, sizeof *c->stat[f])))
             return oom(c);
-    if (!c->sms || !c->sp || !c->scratch_blocks || !c->scratch_warps || !c->pf_regs || !c->stat)
+    if (!c->sms || !c->sp || !c->scratch_blocks || !c->scratch_warps || !c->pfq || !c->stat)
         return oom(c);
     int gpc = 0, left = a->gpc_count > 0 ? a->gpc_sms[0] : c->nsm;
     for (int s = 0; s < c->nsm; s++) {
@@ -352,7 +352,7 @@ static void teardown(tctx *c)
     hugemem_arena_destroy(c->arena); /* the SMs, schedulers and blocks */
     free(c->scratch_blocks);
     free(c->scratch_warps);
-    free(c->pf_regs);
+    free(c->pfq);
     free(c->scratch_resolve);
     mem_destroy(c->mem);
     exec_prog_destroy(c->prog);
@@ -387,6 +387,85 @@ static uint64_t sm_next(const tctx *c, const tsm *sm, int *sub)
     return t;
 }
 
+/* Host-cache prefetching across SMs (changes nothing simulated). SMs are simulated one after
+ * another, and by the time an SM's turn comes back its warps' data has left the host caches;
+ * their first touches would be misses one after another (scheduler -> its arrays -> warp
+ * record -> its stack state -> its registers). So while SM s runs, the data of the next SMs
+ * is asked for, one step of that chain per SM, each step reading what the step before
+ * brought in: the SM and scheduler records of s+5, the schedulers' warp arrays of s+4, and for
+ * the warps that can be looked at before `end`: warp records of s+3, stack state of s+2,
+ * register lines of s+1. The last three are many lines (a warp's record 10, its register
+ * file 10-40): asked for all at once at the start of s's run, they waited for the host's few
+ * line-fill buffers in a burst. They are queued instead (queue_warps) and asked for a few
+ * warps after each of s's evaluations (run_sm; lat_copy +3 %, bk_transpose33 +1-2 %:
+ * docs/performance.md, sixteenth session). */
+enum { PF_SM, PF_ARRAYS };
+enum { PFQ_REGS, PFQ_STATE, PFQ_WARP }; /* queued steps, in the order they are wanted */
+#define PFQ_PER_EVAL 2 /* queued warps asked for after each evaluation */
+static void prefetch_lines(const void *p, size_t bytes)
+{
+    for (size_t l = 0; l < bytes; l += 64)
+        __builtin_prefetch((const char *)p + l, 0, 1); /* to L2 */
+}
+
+static void prefetch_sm(const tctx *c, int s, int stage)
+{
+    if (s >= c->nsm)
+        return;
+    const tsmsp *sps = &c->sp[(size_t)s * (size_t)c->nsub];
+    if (stage == PF_SM) {
+        prefetch_lines(&c->sms[s], sizeof c->sms[s]);
+        prefetch_lines(sps, (size_t)c->nsub * sizeof *sps);
+        return;
+    }
+    for (int k = 0; k < c->nsub; k++) {
+        const tsmsp *sp = &sps[k];
+        prefetch_lines(sp->ens, (size_t)sp->nwarps * sizeof *sp->ens);
+        prefetch_lines(sp->warps, (size_t)sp->nwarps * sizeof *sp->warps);
+        prefetch_lines(sp->wres, (size_t)sp->nwarps);
+    }
+}
+
+/* Queues step `step` for the warps of SM s that can be looked at before `end` (the register
+ * lines and the stack state only of active warps). */
+static void queue_warps(tctx *c, int s, uint64_t end, uint8_t step)
+{
+    if (s >= c->nsm)
+        return;
+    const tsmsp *sps = &c->sp[(size_t)s * (size_t)c->nsub];
+    for (int k = 0; k < c->nsub; k++)
+        for (int i = 0; i < sps[k].nwarps; i++) {
+            const tw *w = sps[k].warps[i];
+            if (sps[k].ens[i] < end && (step == PFQ_WARP || w->state == TW_ACTIVE))
+                c->pfq[c->pfq_n++] = (tpfq){w, (uint32_t)s, step};
+        }
+}
+
+/* One queued step. */
+static void prefetch_queued(const tctx *c, const tpfq *q)
+{
+    const tw *w = q->w;
+    switch (q->step) {
+    case PFQ_REGS:
+        exec_warp_prefetch_regs(w->eb, w->bw);
+        break;
+    case PFQ_STATE:
+        exec_warp_prefetch_state(w->xw);
+        __builtin_prefetch(w->eb);
+        /* a pending global/local store or atomic: the L1 set it will look up at issue. Its
+         * fetch asked for it too, but a store usually waits for its data (a load's result)
+         * and issues windows later, when that is long gone; a load issues soon after its
+         * fetch. (lat_copy +5 %: docs/performance.md.) */
+        if (w->has_pending && w->res == RES_LG && w->dg.mkind != MEM_LOAD)
+            mem_prefetch(c->mem, q->sm, w->dg.space == PTX_SPACE_LOCAL, w->secs, w->dg.nsec);
+        break;
+    default: /* and the first line of secs, which a global access's coalescing writes
+              * (lat_copy +3 %) */
+        prefetch_lines(w, offsetof(tw, secs_in) + 64);
+        break;
+    }
+}
+
 static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end)
 {
     wl_status st = WL_OK;
@@ -403,13 +482,11 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
         sm->wake[k] = T_INF;
         c->res->evaluations++;
         st = sched_eval(c, sp, t);
-        if (c->pf_i < c->pf_n) { /* the next SM's register lines, one warp at a time */
-            const tw *w = c->pf_regs[c->pf_i++];
-            exec_warp_prefetch_regs(w->eb, w->bw);
-        }
+        for (int r = 0; r < PFQ_PER_EVAL && c->pfq_i < c->pfq_n; r++)
+            prefetch_queued(c, &c->pfq[c->pfq_i++]);
     }
-    for (; c->pf_i < c->pf_n; c->pf_i++)
-        exec_warp_prefetch_regs(c->pf_regs[c->pf_i]->eb, c->pf_regs[c->pf_i]->bw);
+    for (; c->pfq_i < c->pfq_n; c->pfq_i++)
+        prefetch_queued(c, &c->pfq[c->pfq_i]);
     return st;
 }
 
@@ -426,82 +503,6 @@ static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end
  * functional engine applies different SMs' atomics and stores to the same global words.
  * Within an SM, wake-ups are processed in (cycle, scheduler) order; the order of SMs inside a
  * window is fixed, so runs are deterministic. */
-/* Host-cache prefetching across SMs (changes nothing simulated). SMs are simulated one after
- * another, and by the time an SM's turn comes back its warps' data has left the host caches;
- * their first touches would be misses one after another (scheduler -> its arrays -> warp
- * record -> its stack state -> its registers). So while SM s runs, the data of the next SMs
- * is asked for, one step of that chain per SM, each step reading what the step before
- * brought in: the SM and scheduler records of s+5, the schedulers' warp arrays of s+4, and for
- * the warps that can be looked at before `end`: warp records of s+3, stack state of s+2,
- * register lines of s+1. The register lines are the most (a warp's whole file, 10-40 lines):
- * asked for all at once, at the start of s's run, they wait for the host's few line-fill
- * buffers in a burst, so they are asked for one warp after each of s's evaluations instead
- * (queue_regs, run_sm; lat_copy +4 %, sixteenth session). */
-enum { PF_SM, PF_ARRAYS, PF_WARP, PF_STATE };
-static void prefetch_lines(const void *p, size_t bytes)
-{
-    for (size_t l = 0; l < bytes; l += 64)
-        __builtin_prefetch((const char *)p + l, 0, 1); /* to L2 */
-}
-
-static void prefetch_sm(const tctx *c, int s, uint64_t end, int stage)
-{
-    if (s >= c->nsm)
-        return;
-    const tsmsp *sps = &c->sp[(size_t)s * (size_t)c->nsub];
-    if (stage == PF_SM) {
-        prefetch_lines(&c->sms[s], sizeof c->sms[s]);
-        prefetch_lines(sps, (size_t)c->nsub * sizeof *sps);
-        return;
-    }
-    for (int k = 0; k < c->nsub; k++) {
-        const tsmsp *sp = &sps[k];
-        if (stage == PF_ARRAYS) {
-            prefetch_lines(sp->ens, (size_t)sp->nwarps * sizeof *sp->ens);
-            prefetch_lines(sp->warps, (size_t)sp->nwarps * sizeof *sp->warps);
-            prefetch_lines(sp->wres, (size_t)sp->nwarps);
-            continue;
-        }
-        for (int i = 0; i < sp->nwarps; i++) {
-            if (sp->ens[i] >= end)
-                continue;
-            const tw *w = sp->warps[i];
-            if (stage == PF_WARP) { /* and the first line of secs, which a global access's
-                                      * coalescing writes (lat_copy +3 %) */
-                prefetch_lines(w, offsetof(tw, secs_in) + 64);
-                continue;
-            }
-            if (w->state != TW_ACTIVE)
-                continue;
-            exec_warp_prefetch_state(w->xw);
-            __builtin_prefetch(w->eb);
-            /* a pending global/local store or atomic: the L1 set it will look up at issue. Its
-             * fetch asked for it too, but a store usually waits for its data (a load's result)
-             * and issues windows later, when that is long gone; a load issues soon after its
-             * fetch. (lat_copy +5 %: docs/performance.md.) */
-            if (w->has_pending && w->res == RES_LG && w->dg.mkind != MEM_LOAD)
-                mem_prefetch(c->mem, (uint32_t)s, w->dg.space == PTX_SPACE_LOCAL, w->secs,
-                             w->dg.nsec);
-        }
-    }
-}
-
-/* The warps of SM s whose register lines run_sm asks for (the PF_STATE stage's warps). */
-static void queue_regs(tctx *c, int s, uint64_t end)
-{
-    c->pf_n = c->pf_i = 0;
-    if (s >= c->nsm)
-        return;
-    const tsmsp *sps = &c->sp[(size_t)s * (size_t)c->nsub];
-    for (int k = 0; k < c->nsub; k++)
-        for (int i = 0; i < sps[k].nwarps; i++) {
-            const tw *w = sps[k].warps[i];
-            if (sps[k].ens[i] < end && w->state == TW_ACTIVE &&
-                c->pf_n < (uint32_t)c->a->max_warps_per_sm + 1)
-                c->pf_regs[c->pf_n++] = w;
-        }
-}
-
 /* How many completions ahead resolve_window asks for a warp's record. */
 #define RESOLVE_AHEAD 16u
 
@@ -562,11 +563,12 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
         uint64_t end = first - first % q + q, next = T_INF;
         for (int s = 0; s < c->nsm && st == WL_OK; s++) {
             tsm *sm = &c->sms[s];
-            prefetch_sm(c, s + 5, end, PF_SM);
-            prefetch_sm(c, s + 4, end, PF_ARRAYS);
-            prefetch_sm(c, s + 3, end, PF_WARP);
-            prefetch_sm(c, s + 2, end, PF_STATE);
-            queue_regs(c, s + 1, end);
+            prefetch_sm(c, s + 5, PF_SM);
+            prefetch_sm(c, s + 4, PF_ARRAYS);
+            c->pfq_n = c->pfq_i = 0;
+            queue_warps(c, s + 1, end, PFQ_REGS);
+            queue_warps(c, s + 2, end, PFQ_STATE);
+            queue_warps(c, s + 3, end, PFQ_WARP);
             st = run_sm(c, cfg, sm, end);
         }
         if (st == WL_OK)

@@ -243,6 +243,13 @@ typedef struct tsm {
 
 typedef struct mem mem_t;
 
+/* A queued host-cache prefetch step for warp w of SM sm (gpu.c). */
+typedef struct {
+    const tw *w;
+    uint32_t sm;
+    uint8_t step;
+} tpfq;
+
 typedef struct tctx {
     const arch_t *a;
     const ptx_module *m;
@@ -274,10 +281,10 @@ typedef struct tctx {
     struct tblock **scratch_blocks; /* sched_eval's lists, max_warps_per_sm + 1 entries */
     tw **scratch_warps;
     tw **scratch_resolve;   /* resolve_window's warps */
-    /* The warps of the next SM whose register lines are asked for while this SM runs, one
-     * after each evaluation (gpu.c queue_regs, run_sm): max_warps_per_sm entries. */
-    const tw **pf_regs;
-    uint32_t pf_n, pf_i;
+    /* Host-cache prefetches of the next SMs' warps asked for while this SM runs, a few after
+     * each evaluation (gpu.c queue_warps, run_sm): 3 x (max_warps_per_sm + 1) entries. */
+    tpfq *pfq;
+    uint32_t pfq_n, pfq_i;
     uint64_t scratch_secs[TW_MAX_SECS]; /* digest's coalescing, before the warp's own list */
     size_t cap_resolve;
     uint64_t progress_next;
