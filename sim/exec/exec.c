@@ -564,6 +564,43 @@ static inline void prefetch_slot(const uint64_t *regs, int32_t slot, int nw)
         __builtin_prefetch(r + k, 0, 1); /* to L2: many lines, L1 is small */
 }
 
+void exec_warp_prefetch_data(const exec_block *b, int warp)
+{
+    const xwarp *W = &b->w[warp];
+    if (W->state != EXEC_WARP_READY || W->sp < 1 || W->fp < 1)
+        return;
+    const xframe *fr = &W->frames[W->fp - 1];
+    const xfunc *xf = &b->p->funcs[fr->func];
+    const xsimt *t = &W->simt[W->sp - 1];
+    if (t->pc >= xf->n || !t->mask)
+        return;
+    const xinsn *in = &xf->ins[t->pc];
+    if (in->lane != XL_LDST || in->space != XS_GLOBAL)
+        return;
+    const xop *a = NULL;
+    for (int k = 0; k < in->nops && !a; k++)
+        if (in->o[k].kind == XO_ADDR)
+            a = &in->o[k];
+    if (!a || a->slot < 0 || a->nw)
+        return;
+    /* the lowest and the highest lane's addresses: one span when the lanes are close */
+    const uint64_t *r = XR(XR(W->regs, fr->reg_off), a->slot);
+    uint64_t a0 = r[__builtin_ctz(t->mask)] + (uint64_t)a->off;
+    uint64_t a1 = r[31 - __builtin_clz(t->mask)] + (uint64_t)a->off +
+                  (uint64_t)(in->w0 / 8u) * in->vec;
+    if (a1 <= a0 || a1 - a0 > 512)
+        return;
+    const uint8_t *h = devmem_translate(b->p->mem, a0, a1 - a0);
+    if (!h)
+        return;
+    if (in->op == PTX_OP_ST) /* to be written: asked for as such (no second request later) */
+        for (uint64_t o = 0; o < a1 - a0 + 63; o += 64)
+            __builtin_prefetch(h + o, 1, 3);
+    else
+        for (uint64_t o = 0; o < a1 - a0 + 63; o += 64)
+            __builtin_prefetch(h + o, 0, 3);
+}
+
 void exec_warp_prefetch_regs(const exec_block *b, int warp)
 {
     const xwarp *W = &b->w[warp];

@@ -185,6 +185,10 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
 const void *exec_warp_handle(const exec_block *b, int warp);
 void exec_warp_prefetch_state(const void *handle);
 void exec_warp_prefetch_regs(const exec_block *b, int warp);
+/* exec_warp_prefetch_data: when the warp's next instruction is a global load or store whose
+ * lanes' addresses lie within 512 bytes, the host lines of the simulated memory it will move
+ * (its address registers as they are now; to be written for a store). Changes nothing. */
+void exec_warp_prefetch_data(const exec_block *b, int warp);
 
 /* What a block executed: warp instructions, guard-true lanes summed, branch instructions (bra,
  * per warp) and how many of them diverged, warp instructions per opcode. */
