@@ -212,7 +212,8 @@ static wl_status setup(tctx *c, const timing_config *cfg)
                                 _Alignof(tsmsp));
     c->scratch_blocks = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_blocks);
     c->scratch_warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_warps);
-    c->pfq = calloc(3 * ((size_t)a->max_warps_per_sm + 1), sizeof *c->pfq);
+    c->pfq_cap = 3 * ((uint32_t)a->max_warps_per_sm + 1); /* three SMs' warps at most */
+    c->pfq = calloc(c->pfq_cap, sizeof *c->pfq);
     c->stat = calloc(c->nf, sizeof *c->stat);
     for (uint32_t f = 0; c->stat && f < c->m->nfuncs; f++)
         if (c->m->funcs[f].ninsns &&
@@ -436,7 +437,8 @@ static void queue_warps(tctx *c, int s, uint64_t end, uint8_t step)
     for (int k = 0; k < c->nsub; k++)
         for (int i = 0; i < sps[k].nwarps; i++) {
             const tw *w = sps[k].warps[i];
-            if (sps[k].ens[i] < end && (step == PFQ_WARP || w->state == TW_ACTIVE))
+            if (sps[k].ens[i] < end && (step == PFQ_WARP || w->state == TW_ACTIVE) &&
+                c->pfq_n < c->pfq_cap)
                 c->pfq[c->pfq_n++] = (tpfq){w, (uint32_t)s, step};
         }
 }

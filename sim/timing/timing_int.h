@@ -284,7 +284,7 @@ typedef struct tctx {
     /* Host-cache prefetches of the next SMs' warps asked for while this SM runs, a few after
      * each evaluation (gpu.c queue_warps, run_sm): 3 x (max_warps_per_sm + 1) entries. */
     tpfq *pfq;
-    uint32_t pfq_n, pfq_i;
+    uint32_t pfq_n, pfq_i, pfq_cap;
     uint64_t scratch_secs[TW_MAX_SECS]; /* digest's coalescing, before the warp's own list */
     size_t cap_resolve;
     uint64_t progress_next;
