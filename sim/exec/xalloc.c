@@ -7,7 +7,7 @@
  * slot per virtual register takes 5-50 KB per warp for the project's kernels; with thousands of
  * warps resident on 132 SMs that is far more than the host's caches hold, and the timing model
  * waits on host memory (docs/performance.md). Sharing slots by liveness (red_shuffle: 77
- * registers in 9 slots) gives the same results with a fraction of the footprint. Before that,
+ * registers in 6 slots) gives the same results with a fraction of the footprint. Before that,
  * registers that only ever hold one immediate are replaced by it (propagate_constants), and
  * registers that hold one value for the whole launch by that value (fold_launch_constants).
  *
