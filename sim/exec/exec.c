@@ -564,30 +564,40 @@ static inline void prefetch_slot(const uint64_t *regs, int32_t slot, int nw)
         __builtin_prefetch(r + k, 0, 1); /* to L2: many lines, L1 is small */
 }
 
+/* The warp's next instruction (NULL when it has none) and its frame's function and registers. */
+static const xinsn *next_insn(const exec_block *b, int warp, const xfunc **xfp,
+                              const uint64_t **regs)
+{
+    const xwarp *W = &b->w[warp];
+    if (W->sp < 1 || W->fp < 1)
+        return NULL;
+    const xframe *fr = &W->frames[W->fp - 1];
+    const xfunc *xf = &b->p->funcs[fr->func];
+    uint32_t pc = W->simt[W->sp - 1].pc;
+    if (pc >= xf->n)
+        return NULL;
+    *xfp = xf;
+    *regs = XR(W->regs, fr->reg_off);
+    return &xf->ins[pc];
+}
+
 void exec_warp_prefetch_data(const exec_block *b, int warp)
 {
     const xwarp *W = &b->w[warp];
-    if (W->state != EXEC_WARP_READY || W->sp < 1 || W->fp < 1)
+    const xfunc *xf;
+    const uint64_t *regs;
+    const xinsn *in = W->state == EXEC_WARP_READY ? next_insn(b, warp, &xf, &regs) : NULL;
+    uint32_t m = W->sp >= 1 ? W->simt[W->sp - 1].mask : 0;
+    if (!in || !m || in->lane != XL_LDST || in->space != XS_GLOBAL)
         return;
-    const xframe *fr = &W->frames[W->fp - 1];
-    const xfunc *xf = &b->p->funcs[fr->func];
-    const xsimt *t = &W->simt[W->sp - 1];
-    if (t->pc >= xf->n || !t->mask)
-        return;
-    const xinsn *in = &xf->ins[t->pc];
-    if (in->lane != XL_LDST || in->space != XS_GLOBAL)
-        return;
-    const xop *a = NULL;
-    for (int k = 0; k < in->nops && !a; k++)
-        if (in->o[k].kind == XO_ADDR)
-            a = &in->o[k];
+    int ai;
+    const xop *a = xaddr_opnd(in, &ai);
     if (!a || a->slot < 0 || a->nw)
         return;
     /* the lowest and the highest lane's addresses: one span when the lanes are close */
-    const uint64_t *r = XR(XR(W->regs, fr->reg_off), a->slot);
-    uint64_t a0 = r[__builtin_ctz(t->mask)] + (uint64_t)a->off;
-    uint64_t a1 = r[31 - __builtin_clz(t->mask)] + (uint64_t)a->off +
-                  (uint64_t)(in->w0 / 8u) * in->vec;
+    const uint64_t *r = XR(regs, a->slot);
+    uint64_t a0 = r[__builtin_ctz(m)] + (uint64_t)a->off;
+    uint64_t a1 = r[31 - __builtin_clz(m)] + (uint64_t)a->off + (uint64_t)(in->w0 / 8u) * in->vec;
     if (a1 <= a0 || a1 - a0 > 512)
         return;
     const uint8_t *h = devmem_translate(b->p->mem, a0, a1 - a0);
@@ -603,15 +613,11 @@ void exec_warp_prefetch_data(const exec_block *b, int warp)
 
 void exec_warp_prefetch_regs(const exec_block *b, int warp)
 {
-    const xwarp *W = &b->w[warp];
-    if (W->sp < 1 || W->fp < 1)
+    const xfunc *xf;
+    const uint64_t *regs;
+    const xinsn *next = next_insn(b, warp, &xf, &regs);
+    if (!next)
         return;
-    const xframe *fr = &W->frames[W->fp - 1];
-    const xfunc *xf = &b->p->funcs[fr->func];
-    uint32_t pc = W->simt[W->sp - 1].pc;
-    if (pc >= xf->n)
-        return;
-    const uint64_t *regs = XR(W->regs, fr->reg_off);
     /* The whole register file of the frame when it is small (most kernels after xalloc: 5-20
      * units of 128 bytes): a warp runs several instructions in the window that follows, each
      * touching other slots, and the lines of all of them are wanted, not only the next one's
@@ -621,25 +627,22 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
         PREFETCH_UNITS(regs, xf->nregs, 0); /* to L2: many lines, L1 is small */
         return;
     }
-    /* else the next instruction's (more were tried: docs/performance.md, eighth session) */
-    for (uint32_t i = pc; i < pc + 1 && i < xf->n; i++) {
-        const xinsn *in = &xf->ins[i];
-        /* registers and scratch slots (immediates are read from the function's shared
-         * copy, xop.cptr, which stays cached) */
-        int32_t ns = (int32_t)xf->nslots;
-        if (in->guard >= 0 && in->guard < ns)
-            prefetch_slot(regs, in->guard, in->guard_nw);
-        for (int k = 0; k < in->nops; k++) {
-            const xop *o = &in->o[k];
-            if (o->cptr)
-                continue;
-            if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 && o->slot < ns)
-                prefetch_slot(regs, o->slot, o->nw);
-            else if (o->kind == XO_VEC)
-                for (int v = 0; v < o->n && v < 4; v++)
-                    if (o->vec[v] >= 0 && o->vec[v] < ns)
-                        prefetch_slot(regs, o->vec[v], o->vnw[v]);
-        }
+    /* else the next instruction's (more were tried: docs/performance.md, eighth session):
+     * registers and scratch slots (immediates are read from the function's shared copy,
+     * xop.cptr, which stays cached) */
+    int32_t ns = (int32_t)xf->nslots;
+    if (next->guard >= 0 && next->guard < ns)
+        prefetch_slot(regs, next->guard, next->guard_nw);
+    for (int k = 0; k < next->nops; k++) {
+        const xop *o = &next->o[k];
+        if (o->cptr)
+            continue;
+        if ((o->kind == XO_SLOT || o->kind == XO_ADDR) && o->slot >= 0 && o->slot < ns)
+            prefetch_slot(regs, o->slot, o->nw);
+        else if (o->kind == XO_VEC)
+            for (int v = 0; v < o->n && v < 4; v++)
+                if (o->vec[v] >= 0 && o->vec[v] < ns)
+                    prefetch_slot(regs, o->vec[v], o->vnw[v]);
     }
 }
 

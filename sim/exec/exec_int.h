@@ -329,6 +329,18 @@ void xop_nop(const xinsn *in, uint64_t *regs, uint32_t m);
 wl_status exec_fail(const exec_block *b, int warp, int lane, const xinsn *in, wl_status st,
                     diag_t *d, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
+/* The address operand of a memory instruction and its index (*idx 0 when there is none). */
+static inline const xop *xaddr_opnd(const xinsn *in, int *idx)
+{
+    *idx = 0;
+    for (int k = 0; k < in->nops; k++)
+        if (in->o[k].kind == XO_ADDR) {
+            *idx = k;
+            return &in->o[k];
+        }
+    return NULL;
+}
+
 /* Slot access. A slot number is its first unit (xfunc); a unit is XUNIT uint64_t. XR: the 32
  * 64-bit lanes of wide slot s in the current frame; XN: the 32 32-bit lanes of narrow slot s. A
  * narrow slot is only ever accessed through uint32_t, a wide one through uint64_t. */

@@ -45,7 +45,7 @@
 
 #include "exec_int.h"
 #include "ptx.h"
-#include "sem.h"
+#include "xlane.h"
 
 #define XALLOC_MAX_WORDS (4u << 20) /* bit-set words for all blocks; larger: not shared */
 
@@ -434,7 +434,7 @@ static int fold_value(const exec_prog *p, const xfunc *xf, const xinsn *x, const
     if (x->op == PTX_OP_MOV && x->npre) { /* a special register or a symbol's address */
         if (!x->pre_dst || x->npre != 1 || !xwide_launch_value(p, x, 0, &r))
             return 0;
-        r = bits >= 64 ? r : r & ((UINT64_C(1) << bits) - 1);
+        r = zx(r, bits);
     } else if (x->op == PTX_OP_LD) { /* a kernel parameter */
         const xop *a = &x->o[1];
         uint32_t esz = x->w0 / 8u;
@@ -445,7 +445,7 @@ static int fold_value(const exec_prog *p, const xfunc *xf, const xinsn *x, const
         memcpy(&r, p->params + a->off, esz); /* little-endian host, as xmem.c */
         if (x->k0 == XK_S)
             r = sem_sext(r, (int)esz * 8);
-        r = bits >= 64 ? r : r & ((UINT64_C(1) << bits) - 1);
+        r = zx(r, bits);
     } else {
         switch (x->op) {
         case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_AND:

@@ -137,17 +137,6 @@ static void note(exec_step_info *out, int l, uint64_t a, int space, uint32_t siz
     out->mem_size = size;
 }
 
-static const xop *addr_opnd(const xinsn *in, int *idx)
-{
-    *idx = 0;
-    for (int k = 0; k < in->nops; k++)
-        if (in->o[k].kind == XO_ADDR) {
-            *idx = k;
-            return &in->o[k];
-        }
-    return NULL;
-}
-
 /* Moves nv elements of esz bytes between lane l's registers and host memory h. */
 static inline void lane_move(uint64_t *regs, const xop *v, int l, uint8_t *h, uint32_t esz,
                              uint32_t nv, int store, int sgn)
@@ -445,7 +434,7 @@ static wl_status do_ldst(exec_block *b, int warp, const xinsn *in, uint32_t m,
     xwarp *W = &b->w[warp];
     uint64_t *regs = frame_regs(W);
     int ai;
-    const xop *a = addr_opnd(in, &ai);
+    const xop *a = xaddr_opnd(in, &ai);
     int store = in->op == PTX_OP_ST;
     if (!a || ai + 1 >= in->nops + (store ? 0 : 1))
         return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "memory operand missing");
@@ -519,7 +508,7 @@ static wl_status do_atom(exec_block *b, int warp, const xinsn *in, uint32_t m,
     xwarp *W = &b->w[warp];
     uint64_t *regs = frame_regs(W);
     int ai;
-    const xop *a = addr_opnd(in, &ai);
+    const xop *a = xaddr_opnd(in, &ai);
     int red = in->op == PTX_OP_RED;
     if (!a || ai + 1 >= in->nops || (in->aop == PTX_AOP_CAS && ai + 2 >= in->nops))
         return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "atomic operand missing");
@@ -597,7 +586,7 @@ static wl_status do_mbar(exec_block *b, int warp, const xinsn *in, uint32_t m,
         return WL_OK;
     }
     int ai;
-    const xop *a = addr_opnd(in, &ai);
+    const xop *a = xaddr_opnd(in, &ai);
     if (!a)
         return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "mbarrier without an address");
     wl_status st = WL_OK;
