@@ -359,6 +359,44 @@ static void test_barrier_slow_warp(void **state)
     tt_close(&t);
 }
 
+/* ---- a warp that exits right after the barrier it completes ----------------------------------
+ * Three warps. Warp 2 is late at barrier 1 (a chain of adds) and exits right after it; warp 1's
+ * lane 0 is late at barrier 2 (another chain) and stores 64 to shared memory before it; warps 0
+ * and 1 read the word after barrier 2 and write it out. The last warp to arrive at a barrier
+ * fetches its next instruction when the barrier releases (bar.c bar_release): here warp 2's
+ * exit. That exit must be counted once, when it issues: counted also at the barrier (the
+ * exit mask read from the record the fetch had overwritten), barrier 2 needed 96 - 64 threads
+ * and released warp 0 alone (the run stopped with "warp 0 of block 0 has no instruction to
+ * issue" before the fix). */
+static const char exit_after_barrier[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .pred %p<4>;\n .reg .b32 %r<8>;\n"
+    " .reg .b64 %rd<4>;\n .reg .f32 %f<12>;\n .shared .align 4 .b32 sm[1];\n"
+    " mov.u32 %r1, %tid.x;\n setp.ge.u32 %p1, %r1, 64;\n @!%p1 bra FAST;\n"
+    " mov.f32 %f1, 0f3F800000;\n add.f32 %f2, %f1, %f1;\n add.f32 %f3, %f2, %f2;\n"
+    " add.f32 %f4, %f3, %f3;\n add.f32 %f5, %f4, %f4;\n"
+    "FAST:\n bar.sync 0;\n @%p1 ret;\n setp.ne.u32 %p3, %r1, 32;\n @%p3 bra SKIP;\n"
+    " mov.f32 %f1, 0f3F800000;\n add.f32 %f2, %f1, %f1;\n add.f32 %f3, %f2, %f2;\n"
+    " add.f32 %f4, %f3, %f3;\n add.f32 %f5, %f4, %f4;\n add.f32 %f6, %f5, %f5;\n"
+    " add.f32 %f7, %f6, %f6;\n cvt.rzi.u32.f32 %r2, %f7;\n st.shared.u32 [sm], %r2;\n"
+    "SKIP:\n bar.sync 0;\n ld.shared.u32 %r3, [sm];\n ld.param.u64 %rd1, [out];\n"
+    " cvta.to.global.u64 %rd2, %rd1;\n mul.wide.u32 %rd3, %r1, 4;\n"
+    " add.s64 %rd2, %rd2, %rd3;\n st.global.u32 [%rd2], %r3;\n ret;\n}\n";
+
+static void test_exit_after_barrier(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, exit_after_barrier, "k");
+    t.cfg.block[0] = 96;
+    uint64_t out = tt_buffer(&t, 96 * 4);
+    tt_run_ok(&t);
+    const uint32_t *v = (const uint32_t *)(const void *)devmem_translate(t.mem, out, 96 * 4);
+    for (int i = 0; i < 96; i++) /* CPU reference: 2^6 for warps 0 and 1, warp 2 writes none */
+        if (v[i] != (i < 64 ? 64u : 0u))
+            fail_msg("out[%d] = %u, expected %u", i, v[i], i < 64 ? 64u : 0u);
+    tt_close(&t);
+}
+
 /* ---- a global load and store: long scoreboard and drain --------------------------------------
  *  0 ld.param (constant bank: ALU, at 5)   1 mov %r1,%tid.x on FMA-heavy: the ALU is busy (at 6)
  *  6 mul.wide (IMAD 4, at 10)   10 add.s64 (64-bit: ALU, at 15)   15 ld.global: 4 sectors,
@@ -848,6 +886,7 @@ int main(void)
         cmocka_unit_test(test_mio_throttle),
         cmocka_unit_test(test_bank_conflicts),
         cmocka_unit_test(test_barrier_slow_warp),
+        cmocka_unit_test(test_exit_after_barrier),
         cmocka_unit_test(test_global_load_store),
         cmocka_unit_test(test_divergent_branch),
         cmocka_unit_test(test_divergent_syncwarp),

@@ -683,11 +683,13 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     }
     if (g->flags & D_YIELD)
         w->T[C_SLEEP] = t + ts->sleep;
+    /* read before the barrier: a barrier this warp completes fetches its next instruction
+     * (bar_release), which overwrites g */
+    uint32_t exit_mask = g->exit_mask, xissue = g->flags & D_EXPAND ? ts->xissue : 0;
     if (g->flags & D_BARRIER)
         st = bar_arrive(c, b, w, t, (g->flags & D_BAR_WAITS) != 0);
-    if (st == WL_OK && g->exit_mask)
-        st = bar_exit(c, b, wl_popc32(g->exit_mask), t);
-    uint32_t xissue = g->flags & D_EXPAND ? ts->xissue : 0; /* g is overwritten by the fetch */
+    if (st == WL_OK && exit_mask)
+        st = bar_exit(c, b, wl_popc32(exit_mask), t);
     if (st == WL_OK && w->state == TW_ACTIVE && !w->has_pending)
         st = sched_fetch(c, w, t);
     if (xissue > 1 && w->has_pending) { /* this warp issues the rest of the expansion first */
