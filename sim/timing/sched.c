@@ -686,11 +686,16 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     /* read before the barrier: a barrier this warp completes fetches its next instruction
      * (bar_release), which overwrites g */
     uint32_t exit_mask = g->exit_mask, xissue = g->flags & D_EXPAND ? ts->xissue : 0;
+    int barrier = (g->flags & D_BARRIER) || exit_mask; /* what can release a barrier */
     if (g->flags & D_BARRIER)
         st = bar_arrive(c, b, w, t, (g->flags & D_BAR_WAITS) != 0);
     if (st == WL_OK && exit_mask)
         st = bar_exit(c, b, wl_popc32(exit_mask), t);
-    if (st == WL_OK && w->state == TW_ACTIVE && !w->has_pending)
+    /* has_pending was cleared above and only a barrier release (bar.c) can have fetched w
+     * since: tested only then. (Read back with state, GCC loads the two bytes as one 16-bit
+     * word that the byte store of has_pending cannot forward to: the load waits for the store
+     * to reach the cache, 6 % of sched_eval's samples on bk_transpose33.) */
+    if (st == WL_OK && w->state == TW_ACTIVE && (!barrier || !w->has_pending))
         st = sched_fetch(c, w, t);
     if (xissue > 1 && w->has_pending) { /* this warp issues the rest of the expansion first */
         w->dg.xwait = t + xissue;
