@@ -611,6 +611,26 @@ void exec_warp_prefetch_data(const exec_block *b, int warp)
             __builtin_prefetch(h + o, 0, 3);
 }
 
+int exec_insn_next_global(const exec_prog *p, int func, uint32_t pc)
+{
+    const xfunc *xf = &p->funcs[func];
+    if (pc >= xf->n)
+        return 1;
+    /* the cases of exec_warp_step that set the pc otherwise than by t->pc++ on the stack's
+     * top entry, or may (the barriers: xctl_bar, xctl_warp_sync), or fail */
+    switch (xf->ins[pc].op) {
+    case PTX_OP_BRA: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_TRAP:
+    case PTX_OP_BAR: case PTX_OP_BAR_WARP_SYNC: case PTX_OP_COUNT:
+        return 1;
+    default:
+        break;
+    }
+    if (pc + 1 >= xf->n)
+        return 0; /* next_insn finds none */
+    const xinsn *next = &xf->ins[pc + 1];
+    return next->lane == XL_LDST && next->space == XS_GLOBAL; /* as exec_warp_prefetch_data */
+}
+
 void exec_warp_prefetch_regs(const exec_block *b, int warp)
 {
     const xfunc *xf;

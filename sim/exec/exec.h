@@ -189,6 +189,10 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp);
  * lanes' addresses lie within 512 bytes, the host lines of the simulated memory it will move
  * (its address registers as they are now; to be written for a store). Changes nothing. */
 void exec_warp_prefetch_data(const exec_block *b, int warp);
+/* 0 when the instruction at pc of function func always hands over to pc + 1 (no branch, call,
+ * return, exit, trap or barrier) and that one is no global load or store (or there is none):
+ * exec_warp_prefetch_data after it finds nothing to do, whatever the warp. 1 otherwise. */
+int exec_insn_next_global(const exec_prog *p, int func, uint32_t pc);
 
 /* What a block executed: warp instructions, guard-true lanes summed, branch instructions (bra,
  * per warp) and how many of them diverged, warp instructions per opcode. */

@@ -357,6 +357,7 @@ static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
     if (ir->mode != PTX_BAR_ARRIVE)
         ts->flags |= D_BAR_WAITS; /* used only when it is a barrier */
     ts->sleep = TIMING_SLEEP_CYCLES;
+    ts->pf_data = (uint8_t)exec_insn_next_global(c->prog, in->func, in->pc);
     if (in->opcode == PTX_OP_NANOSLEEP && ir->nops >= 1) {
         const ptx_operand *o = &c->m->funcs[in->func].ops[ir->op0];
         if (o->kind == PTX_OPND_IMM)
@@ -456,9 +457,10 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     /* the simulated memory the instruction after this one touches, when it is a global load
      * or store: its address registers are final now, and it runs when this one issues, a few
      * evaluations from now (bk_transpose33 +7-10 %, lat_copy +3 %: sixteenth session) */
-    exec_warp_prefetch_data(b->eb, w->bw);
     const exec_step_info *in = &c->info;
     const tstatic *ts = w->dg.st;
+    if (ts->pf_data) /* else it would find no global access next (-3 % host instructions) */
+        exec_warp_prefetch_data(b->eb, w->bw);
     w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify_mem(in) : ts->res;
     if (digest(c, w, in, ts))
         return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");

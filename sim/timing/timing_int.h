@@ -112,6 +112,7 @@ typedef struct {
     uint16_t flags;         /* D_MEMBAR, D_SHFL, D_EXPAND; D_BAR_WAITS for a waiting bar */
     uint16_t xissue;        /* D_EXPAND: SASS instructions ptxas emits for it (issue slots) */
     uint8_t xalu, xheavy, xsfu; /* D_EXPAND: of those, on the ALU, FMA-heavy, MUFU/XU */
+    uint8_t pf_data;        /* exec_insn_next_global: the data prefetch after it may pay */
     uint32_t line;
     uint32_t lat;           /* fixed latency of a math instruction */
     uint32_t sleep;         /* cycles to sleep when it yields */
