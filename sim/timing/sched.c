@@ -459,7 +459,7 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
      * evaluations from now (bk_transpose33 +7-10 %, lat_copy +3 %: sixteenth session) */
     const exec_step_info *in = &c->info;
     const tstatic *ts = w->dg.st;
-    if (ts->pf_data) /* else it would find no global access next (-3 % host instructions) */
+    if (ts->pf_data) /* else it finds no global access next (those calls: 4.8 % of bk's work) */
         exec_warp_prefetch_data(b->eb, w->bw);
     w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify_mem(in) : ts->res;
     if (digest(c, w, in, ts))
