@@ -466,11 +466,18 @@ static inline void stats_close_run(tctx *c, tw *w)
         stats_trace_run(c, w);
     w->run_start = w->charged;
 }
-/* Charges w's cycles [w->charged, to) to reason (runs of one reason merge). */
+/* Charges w's cycles [w->charged, to) to reason. With a trace, the cycles of one reason in a
+ * row make one run, written as one interval when the reason changes; without one they go to
+ * the totals at once (no run is ever open then: run_reason stays 0xff). */
 static inline void stats_charge(tctx *c, tw *w, int reason, uint64_t to)
 {
     if (to <= w->charged)
         return;
+    if (!c->tr) {
+        c->res->stalls[reason] += to - w->charged;
+        w->charged = to;
+        return;
+    }
     if (reason != w->run_reason) {
         stats_close_run(c, w);
         w->run_reason = (uint8_t)reason;
