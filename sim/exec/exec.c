@@ -581,6 +581,12 @@ static const xinsn *next_insn(const exec_block *b, int warp, const xfunc **xfp,
     return &xf->ins[pc];
 }
 
+/* The instructions exec_warp_prefetch_data acts on: global loads and stores of the fast lane. */
+static inline int global_ldst(const xinsn *in)
+{
+    return in->lane == XL_LDST && in->space == XS_GLOBAL;
+}
+
 void exec_warp_prefetch_data(const exec_block *b, int warp)
 {
     const xwarp *W = &b->w[warp];
@@ -588,7 +594,7 @@ void exec_warp_prefetch_data(const exec_block *b, int warp)
     const uint64_t *regs;
     const xinsn *in = W->state == EXEC_WARP_READY ? next_insn(b, warp, &xf, &regs) : NULL;
     uint32_t m = W->sp >= 1 ? W->simt[W->sp - 1].mask : 0;
-    if (!in || !m || in->lane != XL_LDST || in->space != XS_GLOBAL)
+    if (!in || !m || !global_ldst(in))
         return;
     int ai;
     const xop *a = xaddr_opnd(in, &ai);
@@ -627,8 +633,7 @@ int exec_insn_next_global(const exec_prog *p, int func, uint32_t pc)
     }
     if (pc + 1 >= xf->n)
         return 0; /* next_insn finds none */
-    const xinsn *next = &xf->ins[pc + 1];
-    return next->lane == XL_LDST && next->space == XS_GLOBAL; /* as exec_warp_prefetch_data */
+    return global_ldst(&xf->ins[pc + 1]);
 }
 
 void exec_warp_prefetch_regs(const exec_block *b, int warp)

@@ -454,12 +454,14 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
                 return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     }
     w->has_pending = 1;
-    /* the simulated memory the instruction after this one touches, when it is a global load
-     * or store: its address registers are final now, and it runs when this one issues, a few
-     * evaluations from now (bk_transpose33 +7-10 %, lat_copy +3 %: sixteenth session) */
     const exec_step_info *in = &c->info;
     const tstatic *ts = w->dg.st;
-    if (ts->pf_data) /* else it finds no global access next (those calls: 4.8 % of bk's work) */
+    /* the simulated memory the instruction after this one touches, when it is a global load
+     * or store: its address registers are final now, and it runs when this one issues, a few
+     * evaluations from now (bk_transpose33 +7-10 %, lat_copy +3 %: sixteenth session). Only
+     * where the next one can be such an access (pf_data): elsewhere the calls found nothing
+     * and cost 4.8 % of bk_transpose33's host instructions. */
+    if (ts->pf_data)
         exec_warp_prefetch_data(b->eb, w->bw);
     w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify_mem(in) : ts->res;
     if (digest(c, w, in, ts))
@@ -688,8 +690,9 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     /* read before the barrier: a barrier this warp completes fetches its next instruction
      * (bar_release), which overwrites g */
     uint32_t exit_mask = g->exit_mask, xissue = g->flags & D_EXPAND ? ts->xissue : 0;
-    int barrier = (g->flags & D_BARRIER) || exit_mask; /* what can release a barrier */
-    if (g->flags & D_BARRIER)
+    int arrives = (g->flags & D_BARRIER) != 0;
+    int barrier = arrives || exit_mask; /* what can release a barrier */
+    if (arrives)
         st = bar_arrive(c, b, w, t, (g->flags & D_BAR_WAITS) != 0);
     if (st == WL_OK && exit_mask)
         st = bar_exit(c, b, wl_popc32(exit_mask), t);
