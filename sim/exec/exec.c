@@ -206,10 +206,9 @@ static void block_reset(exec_block *b, const uint32_t ctaid[3], int fresh)
             xctl_fill_imm(kf, W->regs);
         if (W->local)
             memset(W->local, 0, (size_t)32 * p->local_bytes);
-        uint32_t live = 0;
-        for (int l = 0; l < 32; l++)
-            if ((uint32_t)w * 32 + (uint32_t)l < b->nthreads)
-                live |= 1u << l;
+        /* the lanes holding threads: all 32 but in a partial last warp */
+        uint32_t left = (uint32_t)b->nthreads - (uint32_t)w * 32u; /* >= 1: w < nwarps */
+        uint32_t live = left >= 32 ? ~0u : (1u << left) - 1u;
         W->live = live;
         W->simt[0] = (xsimt){0, XPC_END, live};
         W->sp = 1;
