@@ -57,6 +57,9 @@ enum {
     N_GLD,      /* d = in[a % (2 nthreads)]: a gather from global memory */
     N_GST,      /* out[tid's first word] = a, then d = that word: a store read back */
     N_VOTE,     /* d = ballot, any or all of cmp(a, imm) over the warp (top level only) */
+    N_BREAK,    /* leave the enclosing loop when cmp(a, imm) (directly in a loop's body) */
+    N_W64,      /* d = low word of ((u64)a OP (u64)b) >> (imm % 64), OP mul add sub xor */
+    N_LOCAL,    /* loc[a & 15] = b, then d = loc[c & 15]: a thread's local array */
     N_EXIT,     /* some threads return: a whole warp (op 0) or those with (a & 7) == 0 */
     N_ULOOP,    /* imm (1-3) iterations of top-level statements: barriers inside a loop */
 };
@@ -114,7 +117,7 @@ static void gen_block(prog *p, node *parent, int side, int depth)
 {
     int want = 1 + (int)rnd(p, 5);
     for (int i = 0; i < want && parent->nkid[side] < MAX_KIDS && p->nn < MAX_NODES - 4; i++) {
-        int r = (int)rnd(p, 14), k;
+        int r = (int)rnd(p, 16), k;
         if (r < 1 && depth < 2) {
             k = new_node(p, N_IF);
             gen_block(p, &p->n[k], 0, depth + 1);
@@ -123,9 +126,11 @@ static void gen_block(prog *p, node *parent, int side, int depth)
         } else if (r < 2 && depth < 2) {
             k = new_node(p, N_LOOP);
             gen_block(p, &p->n[k], 0, depth + 1);
+        } else if (r >= 13 && parent->kind == N_LOOP) {
+            k = new_node(p, N_BREAK);
         } else {
-            static const int kinds[] = {N_MAD, N_SELP, N_FOP, N_PRED, N_GLD, N_GST};
-            k = new_node(p, r < 2 + 6 ? kinds[r - 2] : N_ALU);
+            static const int kinds[] = {N_MAD, N_SELP, N_FOP, N_PRED, N_GLD, N_GST, N_W64, N_LOCAL};
+            k = new_node(p, r < 2 + 8 ? kinds[r - 2] : N_ALU);
             if (p->n[k].kind == N_PRED && p->n[k].op >= OP_BFE)
                 p->n[k].op = OP_ADD;
         }
@@ -283,9 +288,11 @@ typedef struct {
     const uint32_t *in;
     uint32_t *out;
     uint32_t nt, g; /* threads in the grid, this thread's index */
+    uint32_t *loc;  /* its local array (16 words, zeros at the start as the model has them) */
 } ref_ctx;
 
-static void ref_block(const prog *p, const int *kids, int n, uint32_t *r, const ref_ctx *cx)
+/* Returns 1 when a break left the block (N_BREAK: the enclosing loop ends). */
+static int ref_block(const prog *p, const int *kids, int n, uint32_t *r, const ref_ctx *cx)
 {
     const uint32_t *in = cx->in, nt = cx->nt, g = cx->g;
     uint32_t *out = cx->out;
@@ -325,15 +332,31 @@ static void ref_block(const prog *p, const int *kids, int n, uint32_t *r, const 
             else
                 ref_block(p, x->kid[1], x->nkid[1], r, cx);
             break;
+        case N_BREAK:
+            if (cmp_eval(x->cmp, r[x->a], x->imm))
+                return 1;
+            break;
+        case N_W64: {
+            uint64_t a = r[x->a], b = r[x->b];
+            uint64_t v = x->op % 4 == 0 ? a * b : x->op % 4 == 1 ? a + b : x->op % 4 == 2 ? a - b : a ^ b;
+            r[x->d] = (uint32_t)(v >> (x->imm % 64));
+            break;
+        }
+        case N_LOCAL:
+            cx->loc[r[x->a] & 15] = r[x->b];
+            r[x->d] = cx->loc[r[x->c] & 15];
+            break;
         case N_LOOP: {
             uint32_t trips = (r[x->a] & 3u) + 1u;
             for (uint32_t t = 0; t < trips; t++)
-                ref_block(p, x->kid[0], x->nkid[0], r, cx);
+                if (ref_block(p, x->kid[0], x->nkid[0], r, cx))
+                    break;
             break;
         }
         default: break;
         }
     }
+    return 0;
 }
 
 /* The whole grid at once, statement by statement: a top-level statement is a point every
@@ -345,6 +368,7 @@ typedef struct {
                                    * model clears it; an exited thread's slot keeps its last
                                    * value) */
     uint8_t alive[MAX_THREADS * 3];
+    uint32_t loc[MAX_THREADS * 3][16];
     const uint32_t *in;
 } ref_state;
 
@@ -411,7 +435,7 @@ static void ref_top(const prog *p, const int *list, int n, ref_state *S, uint32_
         } else {
             for (uint32_t g = 0; g < nt; g++)
                 if (S->alive[g]) {
-                    ref_ctx cx = {S->in, out, nt, g};
+                    ref_ctx cx = {S->in, out, nt, g, S->loc[g]};
                     ref_block(p, &list[i], 1, S->R[g], &cx);
                 }
         }
@@ -436,6 +460,7 @@ static void ref_run(const prog *p, const uint32_t *in, uint32_t *out)
             r[j] = (uint32_t)j * 0x01010101u;
         S.sm[g] = 0;
         S.alive[g] = 1;
+        memset(S.loc[g], 0, sizeof S.loc[g]);
     }
     memset(out, 0, (nt * NREG + NACC) * sizeof *out);
     acc_init(out + nt * NREG);
@@ -453,7 +478,7 @@ static void ref_run(const prog *p, const uint32_t *in, uint32_t *out)
 typedef struct {
     char *s;
     size_t n, cap;
-    int label, pred;
+    int label, pred, brk; /* brk: the innermost loop's exit label */
 } sbuf;
 
 static void emit(sbuf *b, const char *fmt, ...)
@@ -563,7 +588,9 @@ static void emit_block(sbuf *b, const prog *p, const int *kids, int n, int depth
             break;
         }
         case N_LOOP: {
-            int l = b->label++;
+            int l = b->label, saved = b->brk;
+            b->label += 2;
+            b->brk = l + 1; /* the loop's exit, for its N_BREAKs */
             emit(b, " and.b32 %%r%d, %%r%d, 3;\n add.s32 %%r%d, %%r%d, 1;\n", 20 + depth, x->a,
                  20 + depth, 20 + depth);
             emit(b, "$L_%d:\n", l);
@@ -571,9 +598,30 @@ static void emit_block(sbuf *b, const prog *p, const int *kids, int n, int depth
             int q = b->pred++;
             emit(b, " add.s32 %%r%d, %%r%d, -1;\n setp.ne.s32 %%p%d, %%r%d, 0;\n", 20 + depth,
                  20 + depth, q, 20 + depth);
-            emit(b, " @%%p%d bra $L_%d;\n", q, l);
+            emit(b, " @%%p%d bra $L_%d;\n$L_%d:\n", q, l, l + 1);
+            b->brk = saved;
             break;
         }
+        case N_BREAK: {
+            int q = b->pred++;
+            emit(b, " setp.%s.u32 %%p%d, %%r%d, %u;\n", cmp_name[x->cmp], q, x->a, x->imm);
+            emit(b, " @%%p%d bra $L_%d;\n", q, b->brk);
+            break;
+        }
+        case N_W64: {
+            static const char *const op[4] = {"mul.lo.u64", "add.s64", "sub.s64", "xor.b64"};
+            emit(b, " cvt.u64.u32 %%rd8, %%r%d;\n cvt.u64.u32 %%rd9, %%r%d;\n", x->a, x->b);
+            emit(b, " %s %%rd10, %%rd8, %%rd9;\n shr.u64 %%rd10, %%rd10, %u;\n", op[x->op % 4],
+                 x->imm % 64);
+            emit(b, " cvt.u32.u64 %%r%d, %%rd10;\n", x->d);
+            break;
+        }
+        case N_LOCAL:
+            emit(b, " and.b32 %%r24, %%r%d, 15;\n mul.wide.u32 %%rd9, %%r24, 4;\n", x->a);
+            emit(b, " add.s64 %%rd9, %%rd11, %%rd9;\n st.local.u32 [%%rd9], %%r%d;\n", x->b);
+            emit(b, " and.b32 %%r24, %%r%d, 15;\n mul.wide.u32 %%rd9, %%r24, 4;\n", x->c);
+            emit(b, " add.s64 %%rd9, %%rd11, %%rd9;\n ld.local.u32 %%r%d, [%%rd9];\n", x->d);
+            break;
         case N_EXCHANGE:
             emit(b, " st.shared.u32 [%%r31], %%r%d;\n bar.sync 0;\n", x->a);
             emit(b, " mad.lo.s32 %%r24, %%r29, %d, %u;\n rem.u32 %%r24, %%r24, %%r30;\n", x->c,
@@ -621,14 +669,16 @@ static void emit_block(sbuf *b, const prog *p, const int *kids, int n, int depth
 /* %r0..11 the values; %r20..22 loop counters per depth; %r24 scratch; %r25 nthreads;
  * %r23 2 nthreads; %r26 the thread's index in the grid; %r27 the uniform loop's counter;
  * %r28 the shared array's address, %r29 tid.x, %r30 ntid.x, %r31 &sm[tid.x];
- * %rd1 in, %rd2 out, %rd4 the thread's first out word, %rd7 the reduction words. */
+ * %rd1 in, %rd2 out, %rd4 the thread's first out word, %rd7 the reduction words,
+ * %rd8..10 64-bit values, %rd11 the local array. */
 static char *emit_prog(const prog *p)
 {
     sbuf b = {0};
     emit(&b, ".version 8.0\n.target sm_90\n.address_size 64\n\n");
     emit(&b, ".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n");
     emit(&b, " .reg .pred %%p<%d>;\n .reg .b32 %%r<32>;\n .reg .f32 %%f<8>;\n", 2 * MAX_NODES);
-    emit(&b, " .reg .b64 %%rd<8>;\n .shared .align 4 .b32 sm[%u];\n\n", p->block);
+    emit(&b, " .reg .b64 %%rd<12>;\n .shared .align 4 .b32 sm[%u];\n", p->block);
+    emit(&b, " .local .align 4 .b8 loc[64];\n\n mov.u64 %%rd11, loc;\n");
     emit(&b, " ld.param.u64 %%rd1, [pin];\n ld.param.u64 %%rd2, [pout];\n");
     emit(&b, " cvta.to.global.u64 %%rd1, %%rd1;\n cvta.to.global.u64 %%rd2, %%rd2;\n");
     emit(&b, " mov.u32 %%r29, %%tid.x;\n mov.u32 %%r30, %%ntid.x;\n mov.u32 %%r3, %%ctaid.x;\n");
