@@ -338,7 +338,8 @@ static int ref_block(const prog *p, const int *kids, int n, uint32_t *r, const r
             break;
         case N_W64: {
             uint64_t a = r[x->a], b = r[x->b];
-            uint64_t v = x->op % 4 == 0 ? a * b : x->op % 4 == 1 ? a + b : x->op % 4 == 2 ? a - b : a ^ b;
+            int k = x->op % 4;
+            uint64_t v = k == 0 ? a * b : k == 1 ? a + b : k == 2 ? a - b : a ^ b;
             r[x->d] = (uint32_t)(v >> (x->imm % 64));
             break;
         }
