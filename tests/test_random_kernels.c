@@ -61,7 +61,9 @@ enum {
     N_BREAK,    /* leave the enclosing loop when cmp(a, imm) (directly in a loop's body) */
     N_W64,      /* d = low word of ((u64)a OP (u64)b) >> (imm % 64), OP mul add sub xor */
     N_LOCAL,    /* loc[a & 15] = b, then d = loc[c & 15]: a thread's local array */
-    N_EXIT,     /* some threads return: a whole warp (op 0) or those with (a & 7) == 0 */
+    N_EXIT,     /* some threads return: a whole warp (op & 1 == 0) or those with (a & 7) == 0;
+                 * op & 2: a barrier just before the return (the last warp to arrive
+                 * fetches the return as the barrier releases) */
     N_ULOOP,    /* imm (1-3) iterations of top-level statements: barriers inside a loop */
 };
 enum { OP_ADD, OP_SUB, OP_MUL, OP_AND, OP_OR, OP_XOR, OP_SHL, OP_SHR, OP_MIN, OP_MAX,
@@ -164,8 +166,8 @@ static void gen_top(prog *p, int *list, int *n, int max, int in_loop, int *lanes
             p->n[k].op = (int)rnd(p, 3);
         } else if (r < 6 && !in_loop) {
             k = new_node(p, N_EXIT);
-            p->n[k].op = (int)rnd(p, 2);
-            if (p->n[k].op == 1)
+            p->n[k].op = (int)rnd(p, 4);
+            if (p->n[k].op & 1)
                 *lanes_gone = 1;
         } else if (r < 7 && !in_loop) {
             k = new_node(p, N_ULOOP);
@@ -428,7 +430,7 @@ static void ref_top(const prog *p, const int *list, int n, ref_state *S, uint32_
         } else if (x->kind == N_EXIT) {
             uint32_t nwarps = (p->block + 31) / 32;
             for (uint32_t g = 0; g < nt; g++)
-                if (x->op == 0 ? (g % p->block) / 32 == x->imm % nwarps
+                if (!(x->op & 1) ? (g % p->block) / 32 == x->imm % nwarps
                                : (S->R[g][x->a] & 7u) == 0)
                     S->alive[g] = 0;
         } else if (x->kind == N_ULOOP) {
@@ -647,12 +649,12 @@ static void emit_block(sbuf *b, const prog *p, const int *kids, int n, int depth
         }
         case N_EXIT: {
             int q = b->pred++;
-            if (x->op == 0)
+            if (!(x->op & 1))
                 emit(b, " shr.u32 %%r24, %%r29, 5;\n setp.eq.u32 %%p%d, %%r24, %u;\n", q,
                      x->imm % ((p->block + 31) / 32));
             else
                 emit(b, " and.b32 %%r24, %%r%d, 7;\n setp.eq.u32 %%p%d, %%r24, 0;\n", x->a, q);
-            emit(b, " @%%p%d ret;\n", q);
+            emit(b, "%s @%%p%d ret;\n", x->op & 2 ? " bar.sync 0;\n" : "", q);
             break;
         }
         case N_ULOOP: {
