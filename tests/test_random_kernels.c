@@ -51,7 +51,11 @@ enum {
     N_FOP,      /* d = cvt.rzi.u32(cvt.rn.f32(a) * 0.5 + cvt.rn.f32(b)) */
     N_IF,       /* if (cmp(a, imm)) then-block else else-block */
     N_LOOP,     /* (a & 3) + 1 iterations of the block */
-    N_EXCHANGE, /* sm[tid] = a; bar; d = sm[(tid * c + k) % ntid]; bar (top level only) */
+    N_EXCHANGE, /* sm[tid] = a; bar; d = sm[(tid * c + k) % ntid]; bar (top level only);
+                 * op % 3: 32-bit words, pairs (a, b) into (d, d + 1) with v2 accesses, or
+                 * bytes (a & 0xff) */
+    N_SRED,     /* red.shared.add sacc[a & 3] with b; bar; d = sacc[c & 3]; bar (top level) */
+    N_PST,      /* @p out[tid's first word] = b, p = cmp(a, imm); d = that word */
     N_SHUFFLE,  /* d = shfl.mode(a, k) over the whole warp (top level only) */
     N_RED,      /* red.OP out[acc + 4 OP + (a & 3)] with b, OP add min max and or xor */
     N_PRED,     /* @p (or @!p) d = op(a, b or imm), p = cmp(a, imm): a guarded instruction */
@@ -120,7 +124,7 @@ static void gen_block(prog *p, node *parent, int side, int depth)
 {
     int want = 1 + (int)rnd(p, 5);
     for (int i = 0; i < want && parent->nkid[side] < MAX_KIDS && p->nn < MAX_NODES - 4; i++) {
-        int r = (int)rnd(p, 16), k;
+        int r = (int)rnd(p, 17), k;
         if (r < 1 && depth < 2) {
             k = new_node(p, N_IF);
             gen_block(p, &p->n[k], 0, depth + 1);
@@ -129,11 +133,12 @@ static void gen_block(prog *p, node *parent, int side, int depth)
         } else if (r < 2 && depth < 2) {
             k = new_node(p, N_LOOP);
             gen_block(p, &p->n[k], 0, depth + 1);
-        } else if (r >= 13 && parent->kind == N_LOOP) {
+        } else if (r >= 14 && parent->kind == N_LOOP) {
             k = new_node(p, N_BREAK);
         } else {
-            static const int kinds[] = {N_MAD, N_SELP, N_FOP, N_PRED, N_GLD, N_GST, N_W64, N_LOCAL};
-            k = new_node(p, r < 2 + 8 ? kinds[r - 2] : N_ALU);
+            static const int kinds[] = {N_MAD,  N_SELP, N_FOP,   N_PRED, N_GLD,
+                                        N_GST, N_W64,  N_LOCAL, N_PST};
+            k = new_node(p, r < 2 + 9 ? kinds[r - 2] : N_ALU);
             if (p->n[k].kind == N_PRED && p->n[k].op >= OP_BFE)
                 p->n[k].op = OP_ADD;
         }
@@ -159,7 +164,7 @@ static void gen_top(prog *p, int *list, int *n, int max, int in_loop, int *lanes
             p->n[k].op = (int)rnd(p, 4);
             p->n[k].imm = p->n[k].op == SH_BFLY ? 1u << rnd(p, 5) : rnd(p, 32);
         } else if (r < 5) {
-            k = new_node(p, N_RED);
+            k = new_node(p, rnd(p, 3) ? N_RED : N_SRED);
             p->n[k].op = (int)rnd(p, 6);
         } else if (r >= 10 && whole_warps && !*lanes_gone) {
             k = new_node(p, N_VOTE);
@@ -321,6 +326,11 @@ static int ref_block(const prog *p, const int *kids, int n, uint32_t *r, const r
             out[g * NREG] = r[x->a];
             r[x->d] = r[x->a];
             break;
+        case N_PST:
+            if (cmp_eval(x->cmp, r[x->a], x->imm))
+                out[g * NREG] = r[x->b];
+            r[x->d] = out[g * NREG];
+            break;
         case N_MAD: r[x->d] = r[x->a] * r[x->b] + r[x->c]; break;
         case N_SELP: r[x->d] = cmp_eval(x->cmp, r[x->a], r[x->b]) ? r[x->c] : r[x->a]; break;
         case N_FOP: {
@@ -371,6 +381,8 @@ typedef struct {
     uint32_t sm[MAX_THREADS * 3]; /* each block's shared array, zeros at the start (the
                                    * model clears it; an exited thread's slot keeps its last
                                    * value) */
+    uint32_t sm2[MAX_THREADS * 3][2], sacc[8][4]; /* pairs; per-block shared reduction words */
+    uint8_t smb[MAX_THREADS * 3];
     uint8_t alive[MAX_THREADS * 3];
     uint32_t loc[MAX_THREADS * 3][16];
     const uint32_t *in;
@@ -382,14 +394,37 @@ static void ref_top(const prog *p, const int *list, int n, ref_state *S, uint32_
     for (int i = 0; i < n; i++) {
         const node *x = &p->n[list[i]];
         if (x->kind == N_EXCHANGE) {
+            int v = x->op % 3;
             for (uint32_t g = 0; g < nt; g++)
-                if (S->alive[g])
-                    S->sm[g] = S->R[g][x->a];
+                if (S->alive[g]) {
+                    if (v == 0)
+                        S->sm[g] = S->R[g][x->a];
+                    else if (v == 1)
+                        S->sm2[g][0] = S->R[g][x->a], S->sm2[g][1] = S->R[g][x->b];
+                    else
+                        S->smb[g] = (uint8_t)S->R[g][x->a];
+                }
             for (uint32_t g = 0; g < nt; g++) {
                 uint32_t tid = g % p->block, base = g - tid;
-                if (S->alive[g])
-                    S->R[g][x->d] = S->sm[base + (tid * (uint32_t)x->c + x->imm) % p->block];
+                uint32_t from = base + (tid * (uint32_t)x->c + x->imm) % p->block;
+                if (!S->alive[g])
+                    continue;
+                if (v == 0) {
+                    S->R[g][x->d] = S->sm[from];
+                } else if (v == 1) {
+                    S->R[g][x->d] = S->sm2[from][0];
+                    S->R[g][(x->d + 1) % NREG] = S->sm2[from][1];
+                } else {
+                    S->R[g][x->d] = S->smb[from];
+                }
             }
+        } else if (x->kind == N_SRED) {
+            for (uint32_t g = 0; g < nt; g++)
+                if (S->alive[g])
+                    S->sacc[g / p->block][S->R[g][x->a] & 3u] += S->R[g][x->b];
+            for (uint32_t g = 0; g < nt; g++)
+                if (S->alive[g])
+                    S->R[g][x->d] = S->sacc[g / p->block][S->R[g][x->c] & 3u];
         } else if (x->kind == N_SHUFFLE) { /* only while whole warps live */
             static uint32_t tmp[MAX_THREADS * 3];
             for (uint32_t g = 0; g < nt; g++)
@@ -462,10 +497,11 @@ static void ref_run(const prog *p, const uint32_t *in, uint32_t *out)
         r[4] = tid;
         for (int j = 5; j < NREG; j++)
             r[j] = (uint32_t)j * 0x01010101u;
-        S.sm[g] = 0;
+        S.sm[g] = S.sm2[g][0] = S.sm2[g][1] = S.smb[g] = 0;
         S.alive[g] = 1;
         memset(S.loc[g], 0, sizeof S.loc[g]);
     }
+    memset(S.sacc, 0, sizeof S.sacc);
     memset(out, 0, (nt * NREG + NACC) * sizeof *out);
     acc_init(out + nt * NREG);
     ref_top(p, p->top, p->ntop, &S, out);
@@ -553,6 +589,13 @@ static void emit_block(sbuf *b, const prog *p, const int *kids, int n, int depth
             emit(b, " st.global.u32 [%%rd4], %%r%d;\n ld.global.u32 %%r%d, [%%rd4];\n", x->a,
                  x->d);
             break;
+        case N_PST: {
+            int q = b->pred++;
+            emit(b, " setp.%s.u32 %%p%d, %%r%d, %u;\n", cmp_name[x->cmp], q, x->a, x->imm);
+            emit(b, " @%%p%d st.global.u32 [%%rd4], %%r%d;\n", q, x->b);
+            emit(b, " ld.global.u32 %%r%d, [%%rd4];\n", x->d);
+            break;
+        }
         case N_VOTE: {
             int q = b->pred++;
             emit(b, " setp.%s.u32 %%p%d, %%r%d, %u;\n", cmp_name[x->cmp], q, x->a, x->imm);
@@ -626,12 +669,33 @@ static void emit_block(sbuf *b, const prog *p, const int *kids, int n, int depth
             emit(b, " and.b32 %%r24, %%r%d, 15;\n mul.wide.u32 %%rd9, %%r24, 4;\n", x->c);
             emit(b, " add.s64 %%rd9, %%rd11, %%rd9;\n ld.local.u32 %%r%d, [%%rd9];\n", x->d);
             break;
-        case N_EXCHANGE:
-            emit(b, " st.shared.u32 [%%r31], %%r%d;\n bar.sync 0;\n", x->a);
-            emit(b, " mad.lo.s32 %%r24, %%r29, %d, %u;\n rem.u32 %%r24, %%r24, %%r30;\n", x->c,
-                 x->imm);
-            emit(b, " shl.b32 %%r24, %%r24, 2;\n add.s32 %%r24, %%r28, %%r24;\n");
-            emit(b, " ld.shared.u32 %%r%d, [%%r24];\n bar.sync 0;\n", x->d);
+        case N_EXCHANGE: {
+            int v = x->op % 3;
+            if (v == 0)
+                emit(b, " st.shared.u32 [%%r31], %%r%d;\n", x->a);
+            else if (v == 1)
+                emit(b, " st.shared.v2.u32 [%%r19], {%%r%d, %%r%d};\n", x->a, x->b);
+            else
+                emit(b, " st.shared.u8 [%%r16], %%r%d;\n", x->a);
+            emit(b, " bar.sync 0;\n mad.lo.s32 %%r24, %%r29, %d, %u;\n", x->c, x->imm);
+            emit(b, " rem.u32 %%r24, %%r24, %%r30;\n shl.b32 %%r24, %%r24, %d;\n",
+                 v == 0 ? 2 : v == 1 ? 3 : 0);
+            emit(b, " add.s32 %%r24, %%r%d, %%r24;\n", v == 0 ? 28 : v == 1 ? 18 : 17);
+            if (v == 0)
+                emit(b, " ld.shared.u32 %%r%d, [%%r24];\n", x->d);
+            else if (v == 1)
+                emit(b, " ld.shared.v2.u32 {%%r%d, %%r%d}, [%%r24];\n", x->d, (x->d + 1) % NREG);
+            else
+                emit(b, " ld.shared.u8 %%r%d, [%%r24];\n", x->d);
+            emit(b, " bar.sync 0;\n");
+            break;
+        }
+        case N_SRED:
+            emit(b, " and.b32 %%r24, %%r%d, 3;\n shl.b32 %%r24, %%r24, 2;\n", x->a);
+            emit(b, " add.s32 %%r24, %%r15, %%r24;\n red.shared.add.u32 [%%r24], %%r%d;\n", x->b);
+            emit(b, " bar.sync 0;\n and.b32 %%r24, %%r%d, 3;\n shl.b32 %%r24, %%r24, 2;\n", x->c);
+            emit(b, " add.s32 %%r24, %%r15, %%r24;\n ld.shared.u32 %%r%d, [%%r24];\n", x->d);
+            emit(b, " bar.sync 0;\n");
             break;
         case N_SHUFFLE: {
             static const char *const mode[4] = {"bfly", "down", "up", "idx"};
@@ -670,7 +734,8 @@ static void emit_block(sbuf *b, const prog *p, const int *kids, int n, int depth
     }
 }
 
-/* %r0..11 the values; %r20..22 loop counters per depth; %r24 scratch; %r25 nthreads;
+/* %r0..11 the values; %r15 sacc, %r16 &smb[tid.x], %r17 smb, %r18 sm2, %r19 &sm2[tid.x];
+ * %r20..22 loop counters per depth; %r24 scratch; %r25 nthreads;
  * %r23 2 nthreads; %r26 the thread's index in the grid; %r27 the uniform loop's counter;
  * %r28 the shared array's address, %r29 tid.x, %r30 ntid.x, %r31 &sm[tid.x];
  * %rd1 in, %rd2 out, %rd4 the thread's first out word, %rd7 the reduction words,
@@ -682,6 +747,9 @@ static char *emit_prog(const prog *p)
     emit(&b, ".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n");
     emit(&b, " .reg .pred %%p<%d>;\n .reg .b32 %%r<32>;\n .reg .f32 %%f<8>;\n", 2 * MAX_NODES);
     emit(&b, " .reg .b64 %%rd<12>;\n .shared .align 4 .b32 sm[%u];\n", p->block);
+    emit(&b, " .shared .align 8 .b32 sm2[%u];\n .shared .align 1 .b8 smb[%u];\n", 2 * p->block,
+         p->block);
+    emit(&b, " .shared .align 4 .b32 sacc[4];\n");
     emit(&b, " .local .align 4 .b8 loc[64];\n\n mov.u64 %%rd11, loc;\n");
     emit(&b, " ld.param.u64 %%rd1, [pin];\n ld.param.u64 %%rd2, [pout];\n");
     emit(&b, " cvta.to.global.u64 %%rd1, %%rd1;\n cvta.to.global.u64 %%rd2, %%rd2;\n");
@@ -695,6 +763,8 @@ static char *emit_prog(const prog *p)
     for (int j = 5; j < NREG; j++)
         emit(&b, " mov.u32 %%r%d, %u;\n", j, (uint32_t)j * 0x01010101u);
     emit(&b, " mov.u32 %%r28, sm;\n shl.b32 %%r24, %%r29, 2;\n add.s32 %%r31, %%r28, %%r24;\n");
+    emit(&b, " mov.u32 %%r18, sm2;\n shl.b32 %%r24, %%r29, 3;\n add.s32 %%r19, %%r18, %%r24;\n");
+    emit(&b, " mov.u32 %%r17, smb;\n add.s32 %%r16, %%r17, %%r29;\n mov.u32 %%r15, sacc;\n");
     emit(&b, " mul.lo.s32 %%r24, %%r25, %d;\n mul.wide.u32 %%rd3, %%r24, 4;\n", NREG);
     emit(&b, " add.s64 %%rd7, %%rd2, %%rd3;\n shl.b32 %%r23, %%r25, 1;\n");
     emit(&b, " mul.lo.s32 %%r24, %%r26, %d;\n mul.wide.u32 %%rd3, %%r24, 4;\n", NREG);
