@@ -1,0 +1,96 @@
+/* randkernel: random PTX kernels, their CPU evaluation, and the check of every execution path
+ * against it (tests/test_random_kernels.c runs fixed seeds, fuzz/fuzz_kernels.c lets libFuzzer
+ * steer the choices).
+ *
+ * A program is a tree of 32-bit integer and FP32 arithmetic, divergent if/else, loops with
+ * data-dependent trip counts (some left early by a break), guarded instructions, gathers, a
+ * store read back, 64-bit arithmetic, a per-thread local array, and at its top level (where
+ * every living thread of a block arrives together) shared-memory exchanges across barriers (32-
+ * bit words, v2 pairs, bytes; strides that conflict in banks), shared and global reductions,
+ * shuffles, votes, uniform loops around those, and exits of whole warps or of some threads (some
+ * just after a barrier). rk_ptx writes it as PTX the way nvcc writes such code; rk_reference
+ * evaluates it on the CPU, thread by thread; rk_check runs the PTX
+ *   - functionally (launch_kernel), in the PTX order and after ptx_schedule's reordering,
+ *   - in the timing model with each scheduling policy (lrr, gto, two-level) after
+ *     ptx_schedule, with the PTX order, and on a GPU of one SM holding two blocks at a time
+ *     (later blocks reuse a retired block's slot, warp records and registers),
+ * and compares every output word with the CPU's; a timed run also keeps the stall-sum invariant
+ * (every resident warp-cycle charged to one reason, `selected` = instructions issued).
+ * Relies on two choices of the model (docs/robustness.md): shared memory and local memory read
+ * as zeros before the first write (the executor clears them at block start).
+ */
+#ifndef WL_RANDKERNEL_H
+#define WL_RANDKERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+
+#define NREG 12       /* the program's values %r0..%r11, all 32-bit */
+#define MAX_NODES 160 /* statements per program */
+#define MAX_KIDS 8    /* statements per block */
+#define MAX_THREADS 512
+#define NACC 24 /* reduction words after the threads' values: 4 per red operation */
+
+/* ---- the program ------------------------------------------------------------------------- */
+
+enum {
+    N_ALU,      /* d = op(a, b or imm) */
+    N_MAD,      /* d = a * b + c */
+    N_SELP,     /* d = cmp(a, b) ? c : a */
+    N_FOP,      /* d = cvt.rzi.u32(cvt.rn.f32(a) * 0.5 + cvt.rn.f32(b)) */
+    N_IF,       /* if (cmp(a, imm)) then-block else else-block */
+    N_LOOP,     /* (a & 3) + 1 iterations of the block */
+    N_EXCHANGE, /* sm[tid] = a; bar; d = sm[(tid * c + k) % ntid]; bar (top level only);
+                 * op % 3: 32-bit words, pairs (a, b) into (d, d + 1) with v2 accesses, or
+                 * bytes (a & 0xff) */
+    N_SRED,     /* red.shared.add sacc[a & 3] with b; bar; d = sacc[c & 3]; bar (top level) */
+    N_PST,      /* @p out[tid's first word] = b, p = cmp(a, imm); d = that word */
+    N_SHUFFLE,  /* d = shfl.mode(a, k) over the whole warp (top level only) */
+    N_RED,      /* red.OP out[acc + 4 OP + (a & 3)] with b, OP add min max and or xor */
+    N_PRED,     /* @p (or @!p) d = op(a, b or imm), p = cmp(a, imm): a guarded instruction */
+    N_GLD,      /* d = in[a % (2 nthreads)]: a gather from global memory */
+    N_GST,      /* out[tid's first word] = a, then d = that word: a store read back */
+    N_VOTE,     /* d = ballot, any or all of cmp(a, imm) over the warp (top level only) */
+    N_BREAK,    /* leave the enclosing loop when cmp(a, imm) (directly in a loop's body) */
+    N_W64,      /* d = low word of ((u64)a OP (u64)b) >> (imm % 64), OP mul add sub xor */
+    N_LOCAL,    /* loc[a & 15] = b, then d = loc[c & 15]: a thread's local array */
+    N_EXIT,     /* some threads return: a whole warp (op & 1 == 0) or those with (a & 7) == 0;
+                 * op & 2: a barrier just before the return (the last warp to arrive
+                 * fetches the return as the barrier releases) */
+    N_ULOOP,    /* imm (1-3) iterations of top-level statements: barriers inside a loop */
+};
+enum { OP_ADD, OP_SUB, OP_MUL, OP_AND, OP_OR, OP_XOR, OP_SHL, OP_SHR, OP_MIN, OP_MAX,
+       OP_MULHI, OP_REM, OP_DIV, OP_BFE, OP_BFI, OP_NOT, OP_POPC, OP_BREV, OP_COUNT };
+enum { CMP_LT, CMP_GT, CMP_EQ, CMP_NE, CMP_LE, CMP_GE, CMP_COUNT };
+enum { SH_BFLY, SH_DOWN, SH_UP, SH_IDX };
+
+typedef struct {
+    int kind, op, cmp, d, a, b, c, use_imm;
+    uint32_t imm;
+    int nkid[2], kid[2][MAX_KIDS];
+} rk_node;
+
+typedef struct {
+    rk_node n[MAX_NODES];
+    int nn, top[MAX_KIDS * 2], ntop;
+    int exit_reg; /* threads with (r[exit_reg] & 3) == 0 return before the stores; -1: none */
+    uint32_t grid, block;
+    uint64_t rng;
+    const uint8_t *choices; /* rk_generate's bytes, each mixed into one choice, then none */
+    size_t nchoices, pos;
+} rk_prog;
+
+/* A program from seed; choices (may be NULL) are mixed into the first choices, one byte each. */
+void rk_generate(rk_prog *p, uint64_t seed, const uint8_t *choices, size_t nchoices);
+/* Its PTX (kernel `k`, parameters in and out), malloc'd; NULL when out of memory. */
+char *rk_ptx(const rk_prog *p);
+/* The CPU's evaluation: in holds 2 words per thread; out gets NREG words per thread, then NACC
+ * reduction words (what the kernel's out buffer must hold). */
+void rk_reference(const rk_prog *p, const uint32_t *in, uint32_t *out);
+/* Runs p's kernel the seven ways above on arch a (h200) with inputs derived from seed; 0 when
+ * every run matches the CPU, else 1 with what differed in msg (the PTX goes to stderr). */
+int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t msize);
+
+#endif
