@@ -6,7 +6,8 @@
 # and CI have AVX2 and FMA, so those paths would never run in the tests. This runs the
 # functional tests (every gpu/kernels kernel against its C reference, the per-opcode
 # semantics, the PTX-level checks), the memory model's (hits, misses, evictions by
-# hand-derived cycles) and the timing model's (micro-cases' cycles by hand) under
+# hand-derived cycles), the timing model's (micro-cases' cycles by hand) and the random kernels
+# against their CPU evaluation (1000 seeds, seven ways each: about 40 s) under
 # qemu-x86_64 -cpu Nehalem: an x86-64 with SSE4.2 and no AVX, AVX2 or FMA, so
 # __builtin_cpu_supports reports neither.
 #   scripts/baseline-cpu.sh        (after scripts/setup.sh; CI's "baseline CPU" step)
@@ -44,7 +45,7 @@ else
   fail=1
 fi
 export WARPLAB_ROOT=$PWD
-for t in exec_sem exec_ptx exec_kernels memory timing_model; do
+for t in exec_sem exec_ptx exec_kernels memory timing_model random_kernels; do
   exe=build/tests/test_$t
   if [ ! -x "$exe" ]; then
     echo "FAIL baseline CPU: $exe not built" >> "$results"
