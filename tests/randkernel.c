@@ -73,9 +73,12 @@ static void gen_block(rk_prog *p, rk_node *parent, int side, int depth)
 
 /* Top-level statements into list (at most MAX_KIDS): compute regions, exchanges (a barrier
  * each side), shuffles, reductions, exits and one level of uniform loops around them. */
-static void gen_top(rk_prog *p, int *list, int *n, int max, int in_loop, int *lanes_gone)
+/* gone: bit 0 once some threads of a warp have exited (no more shuffles or votes over the whole
+ * warp), bit 1 once any thread has (no more named barriers counting every thread). */
+static void gen_top(rk_prog *p, int *list, int *n, int max, int in_loop, int *gone)
 {
     int whole_warps = p->block % 32 == 0; /* shuffles need every lane of the warp */
+    uint32_t nwarps = (p->block + 31) / 32;
     int want = 2 + (int)rnd(p, 5);
     for (int i = 0; i < want && *n < max && p->nn < MAX_NODES - 8; i++) {
         int r = (int)rnd(p, 13), k;
@@ -84,25 +87,28 @@ static void gen_top(rk_prog *p, int *list, int *n, int max, int in_loop, int *la
             k = new_node(p, N_EXCHANGE);
             p->n[k].imm = rnd(p, p->block);
             p->n[k].c = (int)mul[rnd(p, 6)];
-        } else if (r < 4 && whole_warps && !*lanes_gone) {
+        } else if (r < 4 && whole_warps && !(*gone & 1)) {
             k = new_node(p, N_SHUFFLE);
             p->n[k].op = (int)rnd(p, 4);
             p->n[k].imm = p->n[k].op == SH_BFLY ? 1u << rnd(p, 5) : rnd(p, 32);
         } else if (r < 5) {
             k = new_node(p, rnd(p, 3) ? N_RED : N_SRED);
             p->n[k].op = (int)rnd(p, 6);
-        } else if (r >= 10 && whole_warps && !*lanes_gone) {
+        } else if (r == 12 && whole_warps && nwarps >= 2 && !(*gone & 2)) {
+            k = new_node(p, N_PC);
+            p->n[k].op = 1 + (int)rnd(p, nwarps - 1); /* producer warps */
+            p->n[k].imm = rnd(p, 32u * (uint32_t)p->n[k].op);
+        } else if (r >= 10 && whole_warps && !(*gone & 1)) {
             k = new_node(p, N_VOTE);
             p->n[k].op = (int)rnd(p, 3);
         } else if (r < 6 && !in_loop) {
             k = new_node(p, N_EXIT);
             p->n[k].op = (int)rnd(p, 4);
-            if (p->n[k].op & 1)
-                *lanes_gone = 1;
+            *gone |= p->n[k].op & 1 ? 3 : 2;
         } else if (r < 7 && !in_loop) {
             k = new_node(p, N_ULOOP);
             p->n[k].imm = 1 + rnd(p, 3);
-            gen_top(p, p->n[k].kid[0], &p->n[k].nkid[0], MAX_KIDS, 1, lanes_gone);
+            gen_top(p, p->n[k].kid[0], &p->n[k].nkid[0], MAX_KIDS, 1, gone);
         } else { /* a compute region */
             rk_node tmp = {0};
             gen_block(p, &tmp, 0, 0);
@@ -123,8 +129,8 @@ void rk_generate(rk_prog *p, uint64_t seed, const uint8_t *choices, size_t nchoi
     static const uint32_t blocks[] = {32, 64, 96, 128, 48, 80, 200};
     p->block = blocks[rnd(p, sizeof blocks / sizeof blocks[0])];
     p->grid = 1 + rnd(p, 6);
-    int lanes_gone = 0;
-    gen_top(p, p->top, &p->ntop, MAX_KIDS * 2, 0, &lanes_gone);
+    int gone = 0;
+    gen_top(p, p->top, &p->ntop, MAX_KIDS * 2, 0, &gone);
     p->exit_reg = rnd(p, 3) ? (int)rnd(p, NREG) : -1;
     p->choices = NULL;
     p->nchoices = p->pos = 0;
@@ -346,6 +352,16 @@ static void ref_top(const rk_prog *p, const int *list, int n, ref_state *S, uint
                 } else {
                     S->R[g][x->d] = S->smb[from];
                 }
+            }
+        } else if (x->kind == N_PC) { /* every thread lives (gen_top) */
+            uint32_t np = 32u * (uint32_t)x->op;
+            for (uint32_t g = 0; g < nt; g++)
+                if (g % p->block < np)
+                    S->sm[g] = S->R[g][x->a];
+            for (uint32_t g = 0; g < nt; g++) {
+                uint32_t tid = g % p->block;
+                if (tid >= np)
+                    S->R[g][x->d] = S->sm[g - tid + (tid + x->imm) % np];
             }
         } else if (x->kind == N_SRED) {
             for (uint32_t g = 0; g < nt; g++)
@@ -619,6 +635,19 @@ static void emit_block(sbuf *b, const rk_prog *p, const int *kids, int n, int de
             else
                 emit(b, " ld.shared.u8 %%r%d, [%%r24];\n", x->d);
             emit(b, " bar.sync 0;\n");
+            break;
+        }
+        case N_PC: { /* warps below op produce, the others consume: warp specialisation */
+            int q = b->pred++, l = b->label;
+            uint32_t np = 32u * (uint32_t)x->op;
+            b->label += 2;
+            emit(b, " shr.u32 %%r24, %%r29, 5;\n setp.lt.u32 %%p%d, %%r24, %d;\n", q, x->op);
+            emit(b, " @!%%p%d bra $L_%d;\n st.shared.u32 [%%r31], %%r%d;\n", q, l, x->a);
+            emit(b, " bar.arrive 1, %u;\n bra.uni $L_%d;\n$L_%d:\n", p->block, l + 1, l);
+            emit(b, " bar.sync 1, %u;\n add.s32 %%r24, %%r29, %u;\n", p->block, x->imm);
+            emit(b, " rem.u32 %%r24, %%r24, %u;\n shl.b32 %%r24, %%r24, 2;\n", np);
+            emit(b, " add.s32 %%r24, %%r28, %%r24;\n ld.shared.u32 %%r%d, [%%r24];\n", x->d);
+            emit(b, "$L_%d:\n bar.sync 0;\n", l + 1);
             break;
         }
         case N_SRED:

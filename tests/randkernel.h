@@ -7,7 +7,8 @@
  * store read back, 64-bit arithmetic, a per-thread local array, and at its top level (where
  * every living thread of a block arrives together) shared-memory exchanges across barriers (32-
  * bit words, v2 pairs, bytes; strides that conflict in banks), shared and global reductions,
- * shuffles, votes, uniform loops around those, and exits of whole warps or of some threads (some
+ * shuffles, votes, producer and consumer warps meeting at a named barrier (bar.arrive /
+ * bar.sync 1 with a thread count), uniform loops around those, and exits of whole warps or of some threads (some
  * just after a barrier). rk_ptx writes it as PTX the way nvcc writes such code; rk_reference
  * evaluates it on the CPU, thread by thread; rk_check runs the PTX
  *   - functionally (launch_kernel), in the PTX order and after ptx_schedule's reordering,
@@ -60,6 +61,8 @@ enum {
                  * op & 2: a barrier just before the return (the last warp to arrive
                  * fetches the return as the barrier releases) */
     N_ULOOP,    /* imm (1-3) iterations of top-level statements: barriers inside a loop */
+    N_PC,       /* warps < op write sm[tid] = a and bar.arrive 1; the others bar.sync 1 and read
+                 * d = sm[(tid + imm) % (32 op)]; then bar.sync 0 (warp specialisation) */
 };
 enum { OP_ADD, OP_SUB, OP_MUL, OP_AND, OP_OR, OP_XOR, OP_SHL, OP_SHR, OP_MIN, OP_MAX,
        OP_MULHI, OP_REM, OP_DIV, OP_BFE, OP_BFI, OP_NOT, OP_POPC, OP_BREV, OP_COUNT };
