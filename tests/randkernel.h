@@ -9,8 +9,8 @@
  * bit words, v2 pairs, bytes; strides that conflict in banks), shared and global reductions,
  * shuffles, votes, producer and consumer warps meeting at a named barrier (bar.arrive /
  * bar.sync 1 with a thread count), uniform loops around those, and exits of whole warps or
- * of some threads (some just after a barrier). rk_ptx writes it as PTX the way nvcc writes such code; rk_reference
- * evaluates it on the CPU, thread by thread; rk_check runs the PTX
+ * of some threads (some just after a barrier). rk_ptx writes it as PTX the way nvcc writes
+ * such code; rk_reference evaluates it on the CPU, thread by thread; rk_check runs the PTX
  *   - functionally (launch_kernel), in the PTX order and after ptx_schedule's reordering,
  *   - in the timing model with each scheduling policy (lrr, gto, two-level) after
  *     ptx_schedule, with the PTX order, and on a GPU of one SM holding two blocks at a time
