@@ -49,7 +49,7 @@ static void gen_block(rk_prog *p, rk_node *parent, int side, int depth)
 {
     int want = 1 + (int)rnd(p, 5);
     for (int i = 0; i < want && parent->nkid[side] < MAX_KIDS && p->nn < MAX_NODES - 4; i++) {
-        int r = (int)rnd(p, 17), k;
+        int r = (int)rnd(p, 20), k;
         if (r < 1 && depth < 2) {
             k = new_node(p, N_IF);
             gen_block(p, &p->n[k], 0, depth + 1);
@@ -58,12 +58,12 @@ static void gen_block(rk_prog *p, rk_node *parent, int side, int depth)
         } else if (r < 2 && depth < 2) {
             k = new_node(p, N_LOOP);
             gen_block(p, &p->n[k], 0, depth + 1);
-        } else if (r >= 14 && parent->kind == N_LOOP) {
+        } else if (r >= 17 && parent->kind == N_LOOP) {
             k = new_node(p, N_BREAK);
         } else {
-            static const int kinds[] = {N_MAD,  N_SELP, N_FOP,   N_PRED, N_GLD,
-                                        N_GST, N_W64,  N_LOCAL, N_PST};
-            k = new_node(p, r >= 2 && r < 2 + 9 ? kinds[r - 2] : N_ALU); /* 0, 1 at depth 2 */
+            static const int kinds[] = {N_MAD, N_SELP,  N_FOP, N_PRED, N_GLD, N_GST,
+                                        N_W64, N_LOCAL, N_PST, N_ATOM, N_GEN, N_V4};
+            k = new_node(p, r >= 2 && r < 2 + 12 ? kinds[r - 2] : N_ALU); /* 0, 1 at depth 2 */
             if (p->n[k].kind == N_PRED && p->n[k].op >= OP_BFE)
                 p->n[k].op = OP_ADD;
         }
@@ -232,6 +232,7 @@ typedef struct {
     uint32_t *out;
     uint32_t nt, g; /* threads in the grid, this thread's index */
     uint32_t *loc;  /* its local array (16 words, zeros at the start as the model has them) */
+    uint32_t *sm;   /* its word of the shared array sm */
 } ref_ctx;
 
 /* Returns 1 when a break left the block (N_BREAK: the enclosing loop ends). */
@@ -295,6 +296,24 @@ static int ref_block(const rk_prog *p, const int *kids, int n, uint32_t *r, cons
             cx->loc[r[x->a] & 15] = r[x->b];
             r[x->d] = cx->loc[r[x->c] & 15];
             break;
+        case N_ATOM: {
+            uint32_t *w = &out[g * NREG], old = *w, v = r[x->b];
+            int k = x->op % 4;
+            *w = k == 0 ? old + v : k == 1 ? v : k == 2 ? (v > old ? v : old)
+                                             : (old == r[x->c] ? v : old);
+            r[x->d] = old;
+            break;
+        }
+        case N_GEN:
+            *cx->sm = r[x->a];
+            r[x->d] = *cx->sm + out[g * NREG];
+            break;
+        case N_V4: {
+            uint32_t v4 = r[x->a] % (nt / 2); /* the 16-byte group */
+            for (int j = 0; j < 4; j++)
+                r[(x->d + j) % NREG] = in[4 * v4 + (uint32_t)j];
+            break;
+        }
         case N_LOOP: {
             uint32_t trips = (r[x->a] & 3u) + 1u;
             for (uint32_t t = 0; t < trips; t++)
@@ -419,7 +438,7 @@ static void ref_top(const rk_prog *p, const int *list, int n, ref_state *S, uint
         } else {
             for (uint32_t g = 0; g < nt; g++)
                 if (S->alive[g]) {
-                    ref_ctx cx = {S->in, out, nt, g, S->loc[g]};
+                    ref_ctx cx = {S->in, out, nt, g, S->loc[g], &S->sm[g]};
                     ref_block(p, &list[i], 1, S->R[g], &cx);
                 }
         }
@@ -535,6 +554,26 @@ static void emit_block(sbuf *b, const rk_prog *p, const int *kids, int n, int de
         case N_GST:
             emit(b, " st.global.u32 [%%rd4], %%r%d;\n ld.global.u32 %%r%d, [%%rd4];\n", x->a,
                  x->d);
+            break;
+        case N_ATOM: {
+            static const char *const op[4] = {"add.u32", "exch.b32", "max.u32", "cas.b32"};
+            if (x->op % 4 == 3)
+                emit(b, " atom.global.cas.b32 %%r%d, [%%rd4], %%r%d, %%r%d;\n", x->d, x->c, x->b);
+            else
+                emit(b, " atom.global.%s %%r%d, [%%rd4], %%r%d;\n", op[x->op % 4], x->d, x->b);
+            break;
+        }
+        case N_GEN:
+            emit(b, " cvt.u64.u32 %%rd9, %%r31;\n cvta.shared.u64 %%rd9, %%rd9;\n");
+            emit(b, " st.u32 [%%rd9], %%r%d;\n ld.u32 %%r24, [%%rd9];\n", x->a);
+            emit(b, " cvta.global.u64 %%rd10, %%rd4;\n ld.u32 %%r%d, [%%rd10];\n", x->d);
+            emit(b, " add.s32 %%r%d, %%r24, %%r%d;\n", x->d, x->d);
+            break;
+        case N_V4:
+            emit(b, " shr.u32 %%r24, %%r25, 1;\n rem.u32 %%r24, %%r%d, %%r24;\n", x->a);
+            emit(b, " mul.wide.u32 %%rd9, %%r24, 16;\n add.s64 %%rd9, %%rd1, %%rd9;\n");
+            emit(b, " ld.global.v4.u32 {%%r%d, %%r%d, %%r%d, %%r%d}, [%%rd9];\n", x->d,
+                 (x->d + 1) % NREG, (x->d + 2) % NREG, (x->d + 3) % NREG);
             break;
         case N_PST: {
             int q = b->pred++;

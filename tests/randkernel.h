@@ -4,7 +4,9 @@
  *
  * A program is a tree of 32-bit integer and FP32 arithmetic, divergent if/else, loops with
  * data-dependent trip counts (some left early by a break), guarded instructions, gathers, a
- * store read back, 64-bit arithmetic, a per-thread local array, and at its top level (where
+ * store read back, global atomics (add, exch, max, cas) on a thread's own word, generic
+ * addresses into shared and global memory, v4 loads, 64-bit arithmetic, a per-thread local
+ * array, and at its top level (where
  * every living thread of a block arrives together) shared-memory exchanges across barriers (32-
  * bit words, v2 pairs, bytes; strides that conflict in banks), shared and global reductions,
  * shuffles, votes, producer and consumer warps meeting at a named barrier (bar.arrive /
@@ -57,6 +59,9 @@ enum {
     N_BREAK,    /* leave the enclosing loop when cmp(a, imm) (directly in a loop's body) */
     N_W64,      /* d = low word of ((u64)a OP (u64)b) >> (imm % 64), OP mul add sub xor */
     N_LOCAL,    /* loc[a & 15] = b, then d = loc[c & 15]: a thread's local array */
+    N_ATOM,     /* d = atom.global.OP(out[tid's first word], b), OP add exch max cas(c, b) */
+    N_GEN,      /* through generic addresses: sm[tid] = a (cvta.shared), d = sm[tid] + out word */
+    N_V4,       /* d .. d + 3 = in[4 i .. 4 i + 3], i = a % (nthreads / 2): ld.global.v4 */
     N_EXIT,     /* some threads return: a whole warp (op & 1 == 0) or those with (a & 7) == 0;
                  * op & 2: a barrier just before the return (the last warp to arrive
                  * fetches the return as the barrier releases) */
