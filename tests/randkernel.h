@@ -6,9 +6,9 @@
  * data-dependent trip counts (some left early by a break), guarded instructions, gathers, a
  * store read back, global atomics (add, exch, max, cas) on a thread's own word, generic
  * addresses into shared and global memory, v4 loads, 64-bit arithmetic, a per-thread local
- * array, and at its top level (where
- * every living thread of a block arrives together) shared-memory exchanges across barriers (32-
- * bit words, v2 pairs, bytes; strides that conflict in banks), shared and global reductions,
+ * array, and at its top level (where every living thread of a block arrives together)
+ * shared-memory exchanges across barriers (32-bit words, v2 pairs, bytes; strides that conflict
+ * in banks), shared and global reductions,
  * shuffles, votes, producer and consumer warps meeting at a named barrier (bar.arrive /
  * bar.sync 1 with a thread count), uniform loops around those, and exits of whole warps or
  * of some threads (some just after a barrier). rk_ptx writes it as PTX the way nvcc writes
