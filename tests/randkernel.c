@@ -49,7 +49,7 @@ static void gen_block(rk_prog *p, rk_node *parent, int side, int depth)
 {
     int want = 1 + (int)rnd(p, 5);
     for (int i = 0; i < want && parent->nkid[side] < MAX_KIDS && p->nn < MAX_NODES - 4; i++) {
-        int r = (int)rnd(p, 20), k;
+        int r = (int)rnd(p, 23), k;
         if (r < 1 && depth < 2) {
             k = new_node(p, N_IF);
             gen_block(p, &p->n[k], 0, depth + 1);
@@ -58,12 +58,12 @@ static void gen_block(rk_prog *p, rk_node *parent, int side, int depth)
         } else if (r < 2 && depth < 2) {
             k = new_node(p, N_LOOP);
             gen_block(p, &p->n[k], 0, depth + 1);
-        } else if (r >= 17 && parent->kind == N_LOOP) {
+        } else if (r >= 20 && parent->kind == N_LOOP) {
             k = new_node(p, N_BREAK);
         } else {
-            static const int kinds[] = {N_MAD, N_SELP,  N_FOP, N_PRED, N_GLD, N_GST,
-                                        N_W64, N_LOCAL, N_PST, N_ATOM, N_GEN, N_V4};
-            k = new_node(p, r >= 2 && r < 2 + 12 ? kinds[r - 2] : N_ALU); /* 0, 1 at depth 2 */
+            static const int kinds[] = {N_MAD, N_SELP,  N_FOP, N_PRED, N_GLD, N_GST, N_W64,
+                                        N_LOCAL, N_PST, N_ATOM, N_GEN, N_V4, N_F64, N_PLOG};
+            k = new_node(p, r >= 2 && r < 2 + 14 ? kinds[r - 2] : N_ALU); /* 0, 1 at depth 2 */
             if (p->n[k].kind == N_PRED && p->n[k].op >= OP_BFE)
                 p->n[k].op = OP_ADD;
         }
@@ -99,7 +99,7 @@ static void gen_top(rk_prog *p, int *list, int *n, int max, int in_loop, int *go
             p->n[k].op = 1 + (int)rnd(p, nwarps - 1); /* producer warps */
             p->n[k].imm = rnd(p, 32u * (uint32_t)p->n[k].op);
         } else if (r >= 10 && whole_warps && !(*gone & 1)) {
-            k = new_node(p, N_VOTE);
+            k = new_node(p, rnd(p, 4) ? N_VOTE : N_WSYNC);
             p->n[k].op = (int)rnd(p, 3);
         } else if (r < 6 && !in_loop) {
             k = new_node(p, N_EXIT);
@@ -140,7 +140,14 @@ void rk_generate(rk_prog *p, uint64_t seed, const uint8_t *choices, size_t nchoi
 
 static int cmp_eval(int cmp, uint32_t a, uint32_t b)
 {
+    int32_t sa = (int32_t)a, sb = (int32_t)b;
     switch (cmp) {
+    case CMP_SLT: return sa < sb;
+    case CMP_SGT: return sa > sb;
+    case CMP_SEQ: return sa == sb;
+    case CMP_SNE: return sa != sb;
+    case CMP_SLE: return sa <= sb;
+    case CMP_SGE: return sa >= sb;
     case CMP_LT: return a < b;
     case CMP_GT: return a > b;
     case CMP_EQ: return a == b;
@@ -166,6 +173,10 @@ static uint32_t alu_eval(int op, uint32_t a, uint32_t b)
     case OP_MULHI: return (uint32_t)(((uint64_t)a * b) >> 32);
     case OP_REM: return a % b; /* b from alu_b: 1..13 */
     case OP_DIV: return a / b;
+    case OP_SHRS: return (uint32_t)((int32_t)a >> (b & 31)); /* arithmetic in GCC and clang */
+    case OP_DIVS: return (uint32_t)((int32_t)a / (int32_t)b); /* b in 1..13 */
+    case OP_MINS: return (int32_t)a < (int32_t)b ? a : b;
+    case OP_MAXS: return (int32_t)a > (int32_t)b ? a : b;
     case OP_NOT: return ~a;
     case OP_POPC: return (uint32_t)__builtin_popcount(a);
     default: {
@@ -194,7 +205,9 @@ static uint32_t alu_b(const rk_node *x, const uint32_t *r)
     uint32_t b = x->use_imm ? x->imm : r[x->b];
     if (x->op == OP_SHL || x->op == OP_SHR)
         b = x->imm & 31;
-    if (x->op == OP_REM || x->op == OP_DIV)
+    if (x->op == OP_SHRS)
+        b = x->imm & 31;
+    if (x->op == OP_REM || x->op == OP_DIV || x->op == OP_DIVS)
         b = x->imm % 13 + 1;
     return b;
 }
@@ -269,10 +282,22 @@ static int ref_block(const rk_prog *p, const int *kids, int n, uint32_t *r, cons
             break;
         case N_MAD: r[x->d] = r[x->a] * r[x->b] + r[x->c]; break;
         case N_SELP: r[x->d] = cmp_eval(x->cmp, r[x->a], r[x->b]) ? r[x->c] : r[x->a]; break;
+        case N_F64: {
+            volatile double h = (double)r[x->a] * 0.25; /* two roundings, as the PTX */
+            double v = h + (double)r[x->b];
+            r[x->d] = v <= 0.0 || isnan(v) ? 0 : v >= 4294967296.0 ? 0xffffffffu : (uint32_t)v;
+            break;
+        }
+        case N_PLOG: {
+            int p1 = cmp_eval(x->cmp, r[x->a], x->imm), p2 = cmp_eval(x->cmp, r[x->b], r[x->c]);
+            int k = x->op % 4, v = k == 0 ? p1 && p2 : k == 1 ? p1 || p2 : k == 2 ? p1 != p2 : !p1;
+            r[x->d] = v ? r[x->a] : r[x->b];
+            break;
+        }
         case N_FOP: {
             float fa = (float)r[x->a], fb = (float)r[x->b];
             volatile float h = fa * 0.5f; /* two roundings, as mul.rn then add.rn */
-            r[x->d] = f2u_rzi(h + fb);
+            r[x->d] = f2u_rzi(x->op & 1 ? fmaf(fa, 0.5f, fb) : h + fb); /* or fma.rn: one */
             break;
         }
         case N_IF:
@@ -348,7 +373,7 @@ static void ref_top(const rk_prog *p, const int *list, int n, ref_state *S, uint
     for (int i = 0; i < n; i++) {
         const rk_node *x = &p->n[list[i]];
         if (x->kind == N_EXCHANGE) {
-            int v = x->op % 3;
+            int v = x->op % 4 == 3 ? 1 : x->op % 4; /* a 64-bit word holds the pair as v2 does */
             for (uint32_t g = 0; g < nt; g++)
                 if (S->alive[g]) {
                     if (v == 0)
@@ -504,7 +529,18 @@ __attribute__((format(printf, 2, 3))) static void emit(sbuf *b, const char *fmt,
     }
 }
 
-static const char *const cmp_name[CMP_COUNT] = {"lt", "gt", "eq", "ne", "le", "ge"};
+static const char *const cmp_name[CMP_COUNT] = {"lt.u32", "gt.u32", "eq.u32", "ne.u32",
+                                                "le.u32", "ge.u32", "lt.s32", "gt.s32",
+                                                "eq.s32", "ne.s32", "le.s32", "ge.s32"};
+
+/* setp of register a against the immediate (written signed for a signed compare) */
+static void emit_setp_imm(sbuf *b, int q, const rk_node *x)
+{
+    if (x->cmp >= CMP_SLT)
+        emit(b, " setp.%s %%p%d, %%r%d, %d;\n", cmp_name[x->cmp], q, x->a, (int32_t)x->imm);
+    else
+        emit(b, " setp.%s %%p%d, %%r%d, %u;\n", cmp_name[x->cmp], q, x->a, x->imm);
+}
 
 /* One ALU statement; guard is "" or a predicate guard such as "@%p3 " (N_PRED, which uses
  * only the ops before OP_BFE). */
@@ -513,13 +549,14 @@ static void emit_alu(sbuf *b, const rk_node *x, const char *guard)
     static const char *const name[OP_COUNT] = {
         "add.s32", "sub.s32", "mul.lo.s32", "and.b32", "or.b32", "xor.b32", "shl.b32",
         "shr.u32", "min.u32", "max.u32", "mul.hi.u32", "rem.u32", "div.u32", "bfe.u32",
-        "bfi.b32", "not.b32", "popc.b32", "brev.b32"};
+        "bfi.b32", "shr.s32", "div.s32", "min.s32", "max.s32", "not.b32", "popc.b32",
+        "brev.b32"};
     const char *op = name[x->op];
     if (x->op >= OP_NOT)
         emit(b, " %s%s %%r%d, %%r%d;\n", guard, op, x->d, x->a);
-    else if (x->op == OP_SHL || x->op == OP_SHR)
+    else if (x->op == OP_SHL || x->op == OP_SHR || x->op == OP_SHRS)
         emit(b, " %s%s %%r%d, %%r%d, %u;\n", guard, op, x->d, x->a, x->imm & 31);
-    else if (x->op == OP_REM || x->op == OP_DIV)
+    else if (x->op == OP_REM || x->op == OP_DIV || x->op == OP_DIVS)
         emit(b, " %s%s %%r%d, %%r%d, %u;\n", guard, op, x->d, x->a, x->imm % 13 + 1);
     else if (x->op == OP_BFE)
         emit(b, " %s%s %%r%d, %%r%d, %u, %u;\n", guard, op, x->d, x->a, x->imm & 31,
@@ -527,6 +564,8 @@ static void emit_alu(sbuf *b, const rk_node *x, const char *guard)
     else if (x->op == OP_BFI)
         emit(b, " %s%s %%r%d, %%r%d, %%r%d, %u, %u;\n", guard, op, x->d, x->a, x->b,
              x->imm & 31, (x->imm >> 8) % 32 + 1);
+    else if (x->use_imm && (x->op == OP_MINS || x->op == OP_MAXS))
+        emit(b, " %s%s %%r%d, %%r%d, %d;\n", guard, op, x->d, x->a, (int32_t)x->imm);
     else if (x->use_imm)
         emit(b, " %s%s %%r%d, %%r%d, %u;\n", guard, op, x->d, x->a, x->imm);
     else
@@ -542,7 +581,7 @@ static void emit_block(sbuf *b, const rk_prog *p, const int *kids, int n, int de
         case N_PRED: {
             int q = b->pred++;
             char guard[24];
-            emit(b, " setp.%s.u32 %%p%d, %%r%d, %u;\n", cmp_name[x->cmp], q, x->a, x->imm);
+            emit_setp_imm(b, q, x);
             snprintf(guard, sizeof guard, "@%s%%p%d ", x->c & 1 ? "" : "!", q);
             emit_alu(b, x, guard);
             break;
@@ -577,14 +616,14 @@ static void emit_block(sbuf *b, const rk_prog *p, const int *kids, int n, int de
             break;
         case N_PST: {
             int q = b->pred++;
-            emit(b, " setp.%s.u32 %%p%d, %%r%d, %u;\n", cmp_name[x->cmp], q, x->a, x->imm);
+            emit_setp_imm(b, q, x);
             emit(b, " @%%p%d st.global.u32 [%%rd4], %%r%d;\n", q, x->b);
             emit(b, " ld.global.u32 %%r%d, [%%rd4];\n", x->d);
             break;
         }
         case N_VOTE: {
             int q = b->pred++;
-            emit(b, " setp.%s.u32 %%p%d, %%r%d, %u;\n", cmp_name[x->cmp], q, x->a, x->imm);
+            emit_setp_imm(b, q, x);
             if (x->op == 0) {
                 emit(b, " vote.sync.ballot.b32 %%r%d, %%p%d, -1;\n", x->d, q);
             } else {
@@ -600,19 +639,42 @@ static void emit_block(sbuf *b, const rk_prog *p, const int *kids, int n, int de
             break;
         case N_SELP: {
             int q = b->pred++;
-            emit(b, " setp.%s.u32 %%p%d, %%r%d, %%r%d;\n", cmp_name[x->cmp], q, x->a, x->b);
+            emit(b, " setp.%s %%p%d, %%r%d, %%r%d;\n", cmp_name[x->cmp], q, x->a, x->b);
             emit(b, " selp.b32 %%r%d, %%r%d, %%r%d, %%p%d;\n", x->d, x->c, x->a, q);
             break;
         }
+        case N_F64:
+            emit(b, " cvt.rn.f64.u32 %%fd1, %%r%d;\n cvt.rn.f64.u32 %%fd2, %%r%d;\n", x->a, x->b);
+            emit(b, " mul.rn.f64 %%fd3, %%fd1, 0d3FD0000000000000;\n");
+            emit(b, " add.rn.f64 %%fd4, %%fd3, %%fd2;\n cvt.rzi.u32.f64 %%r%d, %%fd4;\n", x->d);
+            break;
+        case N_PLOG: {
+            static const char *const op[3] = {"and", "or", "xor"};
+            int q1 = b->pred++, q2 = b->pred++, q3 = b->pred++;
+            emit_setp_imm(b, q1, x);
+            emit(b, " setp.%s %%p%d, %%r%d, %%r%d;\n", cmp_name[x->cmp], q2, x->b, x->c);
+            if (x->op % 4 == 3)
+                emit(b, " not.pred %%p%d, %%p%d;\n", q3, q1);
+            else
+                emit(b, " %s.pred %%p%d, %%p%d, %%p%d;\n", op[x->op % 4], q3, q1, q2);
+            emit(b, " selp.b32 %%r%d, %%r%d, %%r%d, %%p%d;\n", x->d, x->a, x->b, q3);
+            break;
+        }
+        case N_WSYNC:
+            emit(b, " bar.warp.sync -1;\n");
+            break;
         case N_FOP:
             emit(b, " cvt.rn.f32.u32 %%f1, %%r%d;\n cvt.rn.f32.u32 %%f2, %%r%d;\n", x->a, x->b);
-            emit(b, " mul.rn.f32 %%f3, %%f1, 0f3F000000;\n add.rn.f32 %%f4, %%f3, %%f2;\n");
+            if (x->op & 1)
+                emit(b, " fma.rn.f32 %%f4, %%f1, 0f3F000000, %%f2;\n");
+            else
+                emit(b, " mul.rn.f32 %%f3, %%f1, 0f3F000000;\n add.rn.f32 %%f4, %%f3, %%f2;\n");
             emit(b, " cvt.rzi.u32.f32 %%r%d, %%f4;\n", x->d);
             break;
         case N_IF: {
             int q = b->pred++, l = b->label;
             b->label += 2;
-            emit(b, " setp.%s.u32 %%p%d, %%r%d, %u;\n", cmp_name[x->cmp], q, x->a, x->imm);
+            emit_setp_imm(b, q, x);
             emit(b, " @!%%p%d bra $L_%d;\n", q, l);
             emit_block(b, p, x->kid[0], x->nkid[0], depth + 1);
             emit(b, " bra.uni $L_%d;\n$L_%d:\n", l + 1, l);
@@ -637,7 +699,7 @@ static void emit_block(sbuf *b, const rk_prog *p, const int *kids, int n, int de
         }
         case N_BREAK: {
             int q = b->pred++;
-            emit(b, " setp.%s.u32 %%p%d, %%r%d, %u;\n", cmp_name[x->cmp], q, x->a, x->imm);
+            emit_setp_imm(b, q, x);
             emit(b, " @%%p%d bra $L_%d;\n", q, b->brk);
             break;
         }
@@ -656,23 +718,33 @@ static void emit_block(sbuf *b, const rk_prog *p, const int *kids, int n, int de
             emit(b, " add.s64 %%rd9, %%rd11, %%rd9;\n ld.local.u32 %%r%d, [%%rd9];\n", x->d);
             break;
         case N_EXCHANGE: {
-            int v = x->op % 3;
-            if (v == 0)
+            int v = x->op % 4;
+            if (v == 0) {
                 emit(b, " st.shared.u32 [%%r31], %%r%d;\n", x->a);
-            else if (v == 1)
+            } else if (v == 1) {
                 emit(b, " st.shared.v2.u32 [%%r19], {%%r%d, %%r%d};\n", x->a, x->b);
-            else
+            } else if (v == 2) {
                 emit(b, " st.shared.u8 [%%r16], %%r%d;\n", x->a);
+            } else {
+                emit(b, " cvt.u64.u32 %%rd8, %%r%d;\n cvt.u64.u32 %%rd9, %%r%d;\n", x->a, x->b);
+                emit(b, " shl.b64 %%rd9, %%rd9, 32;\n or.b64 %%rd8, %%rd8, %%rd9;\n");
+                emit(b, " st.shared.u64 [%%r19], %%rd8;\n");
+            }
             emit(b, " bar.sync 0;\n mad.lo.s32 %%r24, %%r29, %d, %u;\n", x->c, x->imm);
             emit(b, " rem.u32 %%r24, %%r24, %%r30;\n shl.b32 %%r24, %%r24, %d;\n",
-                 v == 0 ? 2 : v == 1 ? 3 : 0);
-            emit(b, " add.s32 %%r24, %%r%d, %%r24;\n", v == 0 ? 28 : v == 1 ? 18 : 17);
-            if (v == 0)
+                 v == 0 ? 2 : v == 2 ? 0 : 3);
+            emit(b, " add.s32 %%r24, %%r%d, %%r24;\n", v == 0 ? 28 : v == 2 ? 17 : 18);
+            if (v == 0) {
                 emit(b, " ld.shared.u32 %%r%d, [%%r24];\n", x->d);
-            else if (v == 1)
+            } else if (v == 1) {
                 emit(b, " ld.shared.v2.u32 {%%r%d, %%r%d}, [%%r24];\n", x->d, (x->d + 1) % NREG);
-            else
+            } else if (v == 2) {
                 emit(b, " ld.shared.u8 %%r%d, [%%r24];\n", x->d);
+            } else {
+                emit(b, " ld.shared.u64 %%rd8, [%%r24];\n cvt.u32.u64 %%r%d, %%rd8;\n", x->d);
+                emit(b, " shr.u64 %%rd8, %%rd8, 32;\n cvt.u32.u64 %%r%d, %%rd8;\n",
+                     (x->d + 1) % NREG);
+            }
             emit(b, " bar.sync 0;\n");
             break;
         }
@@ -745,7 +817,8 @@ char *rk_ptx(const rk_prog *p)
     emit(&b, ".version 8.0\n.target sm_90\n.address_size 64\n\n");
     emit(&b, ".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n");
     emit(&b, " .reg .pred %%p<%d>;\n .reg .b32 %%r<32>;\n .reg .f32 %%f<8>;\n", 2 * MAX_NODES);
-    emit(&b, " .reg .b64 %%rd<12>;\n .shared .align 4 .b32 sm[%u];\n", p->block);
+    emit(&b, " .reg .b64 %%rd<12>;\n .reg .f64 %%fd<8>;\n .shared .align 4 .b32 sm[%u];\n",
+         p->block);
     emit(&b, " .shared .align 8 .b32 sm2[%u];\n .shared .align 1 .b8 smb[%u];\n", 2 * p->block,
          p->block);
     emit(&b, " .shared .align 4 .b32 sacc[4];\n");

@@ -2,14 +2,15 @@
  * against it (tests/test_random_kernels.c runs fixed seeds, fuzz/fuzz_kernels.c lets libFuzzer
  * steer the choices).
  *
- * A program is a tree of 32-bit integer and FP32 arithmetic, divergent if/else, loops with
+ * A program is a tree of 32-bit integer (signed and unsigned), FP32 (mul and add, or fma) and
+ * FP64 arithmetic, predicate logic, divergent if/else, loops with
  * data-dependent trip counts (some left early by a break), guarded instructions, gathers, a
  * store read back, global atomics (add, exch, max, cas) on a thread's own word, generic
  * addresses into shared and global memory, v4 loads, 64-bit arithmetic, a per-thread local
  * array, and at its top level (where every living thread of a block arrives together)
- * shared-memory exchanges across barriers (32-bit words, v2 pairs, bytes; strides that conflict
- * in banks), shared and global reductions,
- * shuffles, votes, producer and consumer warps meeting at a named barrier (bar.arrive /
+ * shared-memory exchanges across barriers (32-bit words, v2 pairs, bytes, 64-bit words; strides
+ * that conflict in banks), shared and global reductions,
+ * shuffles, votes, __syncwarp, producer and consumer warps meeting at a named barrier (bar.arrive /
  * bar.sync 1 with a thread count), uniform loops around those, and exits of whole warps or
  * of some threads (some just after a barrier). rk_ptx writes it as PTX the way nvcc writes
  * such code; rk_reference evaluates it on the CPU, thread by thread; rk_check runs the PTX
@@ -42,12 +43,15 @@ enum {
     N_ALU,      /* d = op(a, b or imm) */
     N_MAD,      /* d = a * b + c */
     N_SELP,     /* d = cmp(a, b) ? c : a */
-    N_FOP,      /* d = cvt.rzi.u32(cvt.rn.f32(a) * 0.5 + cvt.rn.f32(b)) */
+    N_FOP,      /* d = cvt.rzi.u32(cvt.rn.f32(a) * 0.5 + cvt.rn.f32(b)); op odd: one fma.rn */
+    N_F64,      /* the same in double with 0.25: cvt.rn.f64, mul.rn.f64, add.rn.f64, cvt.rzi */
+    N_PLOG,     /* d = (cmp(a, imm) OP cmp(b, c)) ? a : b, OP and.pred or xor not(first) */
     N_IF,       /* if (cmp(a, imm)) then-block else else-block */
     N_LOOP,     /* (a & 3) + 1 iterations of the block */
     N_EXCHANGE, /* sm[tid] = a; bar; d = sm[(tid * c + k) % ntid]; bar (top level only);
-                 * op % 3: 32-bit words, pairs (a, b) into (d, d + 1) with v2 accesses, or
-                 * bytes (a & 0xff) */
+                 * op % 4: 32-bit words, pairs (a, b) into (d, d + 1) with v2 accesses, bytes
+                 * (a & 0xff), or the pair as one 64-bit word (u64 accesses) */
+    N_WSYNC,    /* bar.warp.sync -1 (top level, whole warps) */
     N_SRED,     /* red.shared.add sacc[a & 3] with b; bar; d = sacc[c & 3]; bar (top level) */
     N_PST,      /* @p out[tid's first word] = b, p = cmp(a, imm); d = that word */
     N_SHUFFLE,  /* d = shfl.mode(a, k) over the whole warp (top level only) */
@@ -70,8 +74,10 @@ enum {
                  * d = sm[(tid + imm) % (32 op)]; then bar.sync 0 (warp specialisation) */
 };
 enum { OP_ADD, OP_SUB, OP_MUL, OP_AND, OP_OR, OP_XOR, OP_SHL, OP_SHR, OP_MIN, OP_MAX,
-       OP_MULHI, OP_REM, OP_DIV, OP_BFE, OP_BFI, OP_NOT, OP_POPC, OP_BREV, OP_COUNT };
-enum { CMP_LT, CMP_GT, CMP_EQ, CMP_NE, CMP_LE, CMP_GE, CMP_COUNT };
+       OP_MULHI, OP_REM, OP_DIV, OP_BFE, OP_BFI, OP_SHRS, OP_DIVS, OP_MINS, OP_MAXS,
+       OP_NOT, OP_POPC, OP_BREV, OP_COUNT }; /* from OP_NOT on: one operand */
+enum { CMP_LT, CMP_GT, CMP_EQ, CMP_NE, CMP_LE, CMP_GE,           /* unsigned */
+       CMP_SLT, CMP_SGT, CMP_SEQ, CMP_SNE, CMP_SLE, CMP_SGE, CMP_COUNT }; /* signed */
 enum { SH_BFLY, SH_DOWN, SH_UP, SH_IDX };
 
 typedef struct {
