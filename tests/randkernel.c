@@ -127,8 +127,22 @@ void rk_generate(rk_prog *p, uint64_t seed, const uint8_t *choices, size_t nchoi
     p->choices = choices;
     p->nchoices = nchoices;
     static const uint32_t blocks[] = {32, 64, 96, 128, 48, 80, 200};
-    p->block = blocks[rnd(p, sizeof blocks / sizeof blocks[0])];
+    /* block shapes for each size, x fastest: warps are formed from the linear thread index */
+    static const uint32_t shapes[7][3][3] = {
+        {{32, 1, 1}, {8, 4, 1}, {4, 4, 2}},    {{64, 1, 1}, {32, 2, 1}, {16, 2, 2}},
+        {{96, 1, 1}, {32, 3, 1}, {16, 3, 2}},  {{128, 1, 1}, {32, 4, 1}, {8, 4, 4}},
+        {{48, 1, 1}, {16, 3, 1}, {8, 3, 2}},   {{80, 1, 1}, {16, 5, 1}, {40, 2, 1}},
+        {{200, 1, 1}, {20, 10, 1}, {10, 5, 4}}};
+    uint32_t bi = rnd(p, sizeof blocks / sizeof blocks[0]), sh = rnd(p, 3);
+    p->block = blocks[bi];
+    memcpy(p->bdim, shapes[bi][sh], sizeof p->bdim);
     p->grid = 1 + rnd(p, 6);
+    uint32_t gs = rnd(p, 4), g = p->grid;
+    p->gdim[0] = gs == 0 ? g : gs == 3 && g % 2 == 0 ? 2 : 1;
+    p->gdim[1] = gs == 1 ? g : gs == 3 && g % 2 == 0 ? g / 2 : 1;
+    p->gdim[2] = gs == 2 ? g : 1;
+    if (p->gdim[0] * p->gdim[1] * p->gdim[2] != g) /* gs 3 with an odd count */
+        p->gdim[0] = g, p->gdim[1] = p->gdim[2] = 1;
     int gone = 0;
     gen_top(p, p->top, &p->ntop, MAX_KIDS * 2, 0, &gone);
     p->exit_reg = rnd(p, 3) ? (int)rnd(p, NREG) : -1;
@@ -825,10 +839,21 @@ char *rk_ptx(const rk_prog *p)
     emit(&b, " .local .align 4 .b8 loc[64];\n\n mov.u64 %%rd11, loc;\n");
     emit(&b, " ld.param.u64 %%rd1, [pin];\n ld.param.u64 %%rd2, [pout];\n");
     emit(&b, " cvta.to.global.u64 %%rd1, %%rd1;\n cvta.to.global.u64 %%rd2, %%rd2;\n");
-    emit(&b, " mov.u32 %%r29, %%tid.x;\n mov.u32 %%r30, %%ntid.x;\n mov.u32 %%r3, %%ctaid.x;\n");
+    /* linear thread index %r29 and block size %r30, linear block index %r3 and count %r24 */
+    static const char *const lin[2][4] = {{"tid", "ntid", "r29", "r30"},
+                                          {"ctaid", "nctaid", "r3", "r24"}};
+    for (int k = 0; k < 2; k++) {
+        const char *const *v = lin[k];
+        emit(&b, " mov.u32 %%r12, %%%s.z;\n mov.u32 %%r13, %%%s.y;\n", v[0], v[1]);
+        emit(&b, " mov.u32 %%r14, %%%s.y;\n mad.lo.s32 %%r12, %%r12, %%r13, %%r14;\n", v[0]);
+        emit(&b, " mov.u32 %%r13, %%%s.x;\n mov.u32 %%r14, %%%s.x;\n", v[1], v[0]);
+        emit(&b, " mad.lo.s32 %%%s, %%r12, %%r13, %%r14;\n mov.u32 %%r12, %%%s.y;\n", v[2], v[1]);
+        emit(&b, " mul.lo.s32 %%r12, %%r12, %%r13;\n mov.u32 %%r14, %%%s.z;\n", v[1]);
+        emit(&b, " mul.lo.s32 %%%s, %%r12, %%r14;\n", v[3]);
+    }
     emit(&b, " mov.u32 %%r4, %%r29;\n mad.lo.s32 %%r0, %%r3, %%r30, %%r29;\n");
     emit(&b, " mov.u32 %%r26, %%r0;\n");
-    emit(&b, " mov.u32 %%r24, %%nctaid.x;\n mul.lo.s32 %%r25, %%r24, %%r30;\n");
+    emit(&b, " mul.lo.s32 %%r25, %%r24, %%r30;\n");
     emit(&b, " mul.wide.u32 %%rd3, %%r0, 4;\n add.s64 %%rd4, %%rd1, %%rd3;\n");
     emit(&b, " ld.global.u32 %%r1, [%%rd4];\n mul.wide.u32 %%rd3, %%r25, 4;\n");
     emit(&b, " add.s64 %%rd4, %%rd4, %%rd3;\n ld.global.u32 %%r2, [%%rd4];\n");
@@ -867,8 +892,9 @@ typedef struct {
 __attribute__((format(printf, 2, 3))) static int fail(const rcase *rc, const char *fmt, ...)
 {
     va_list ap;
-    int k = snprintf(rc->msg, rc->msize, "seed %llu (grid %u, block %u): ",
-                     (unsigned long long)rc->seed, rc->p->grid, rc->p->block);
+    const uint32_t *g = rc->p->gdim, *t = rc->p->bdim;
+    int k = snprintf(rc->msg, rc->msize, "seed %llu (grid %u,%u,%u, block %u,%u,%u): ",
+                     (unsigned long long)rc->seed, g[0], g[1], g[2], t[0], t[1], t[2]);
     va_start(ap, fmt);
     if (k >= 0 && (size_t)k < rc->msize)
         vsnprintf(rc->msg + k, rc->msize - (size_t)k, fmt, ap);
@@ -945,8 +971,9 @@ static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy)
     if (!mem) {
         bad = fail(rc, "out of memory");
     } else if (policy < 0) {
-        launch_config cfg = {.grid = {rc->p->grid, 1, 1}, .block = {rc->p->block, 1, 1},
-                             .params = params, .params_size = sizeof params};
+        launch_config cfg = {.params = params, .params_size = sizeof params};
+        memcpy(cfg.grid, rc->p->gdim, sizeof cfg.grid);
+        memcpy(cfg.block, rc->p->bdim, sizeof cfg.block);
         if (launch_kernel(m, ptx_find_func(m, "k"), &cfg, mem, NULL, &d) != WL_OK) {
             diag_format(&d, dm, sizeof dm);
             bad = fail(rc, "%s: %s", how, dm);
@@ -955,9 +982,8 @@ static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy)
         }
     } else {
         timing_config cfg = {0};
-        cfg.grid[0] = rc->p->grid;
-        cfg.block[0] = rc->p->block;
-        cfg.grid[1] = cfg.grid[2] = cfg.block[1] = cfg.block[2] = 1;
+        memcpy(cfg.grid, rc->p->gdim, sizeof cfg.grid);
+        memcpy(cfg.block, rc->p->bdim, sizeof cfg.block);
         cfg.regs_per_thread = 32;
         cfg.policy = policy;
         cfg.params = params;

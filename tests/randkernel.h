@@ -12,7 +12,8 @@
  * that conflict in banks), shared and global reductions,
  * shuffles, votes, __syncwarp, producer and consumer warps meeting at a named barrier (bar.arrive /
  * bar.sync 1 with a thread count), uniform loops around those, and exits of whole warps or
- * of some threads (some just after a barrier). rk_ptx writes it as PTX the way nvcc writes
+ * of some threads (some just after a barrier); blocks and grids of one, two or three
+ * dimensions (the program works on linear indices). rk_ptx writes it as PTX the way nvcc writes
  * such code; rk_reference evaluates it on the CPU, thread by thread; rk_check runs the PTX
  *   - functionally (launch_kernel), in the PTX order and after ptx_schedule's reordering,
  *   - in the timing model with each scheduling policy (lrr, gto, two-level) after
@@ -90,7 +91,8 @@ typedef struct {
     rk_node n[MAX_NODES];
     int nn, top[MAX_KIDS * 2], ntop;
     int exit_reg; /* threads with (r[exit_reg] & 3) == 0 return before the stores; -1: none */
-    uint32_t grid, block;
+    uint32_t grid, block;         /* blocks, threads per block */
+    uint32_t gdim[3], bdim[3];    /* their shapes (the kernel works on linear indices) */
     uint64_t rng;
     const uint8_t *choices; /* rk_generate's bytes, each mixed into one choice, then none */
     size_t nchoices, pos;
