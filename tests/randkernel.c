@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "devmem.h"
 #include "launch.h"
 #include "ptx.h"
 #include "timing.h"
+#include "trace.h"
 
 static uint32_t rnd(rk_prog *p, uint32_t n)
 {
@@ -950,8 +952,44 @@ static ptx_module *parse(const rcase *rc, int schedule, diag_t *d)
     return m;
 }
 
-/* One run: functional (policy < 0) or timed; 0 when it matches the CPU. */
-static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy)
+/* The trace of a timed run against its result: it reads back, and holds one record per block
+ * and per warp, one issue per warp instruction, and state intervals covering exactly the
+ * resident warp-cycles, within the run's cycles. */
+static int check_trace(const rcase *rc, const char *path, const timing_result *r,
+                       const char *how)
+{
+    trace_t t;
+    diag_t d = {0};
+    char dm[1400];
+    if (trace_open_read(path, &t, &d) != WL_OK) {
+        diag_format(&d, dm, sizeof dm);
+        return fail(rc, "%s, trace: %s", how, dm);
+    }
+    uint64_t covered = 0, nwarps = (uint64_t)rc->p->grid * ((rc->p->block + 31) / 32);
+    int bad = 0;
+    for (size_t i = 0; i < t.n_intervals && !bad; i++) {
+        covered += t.intervals[i].end - t.intervals[i].start;
+        bad = t.intervals[i].end > t.total_cycles;
+    }
+    if (bad || t.total_cycles != r->cycles || t.n_blocks != rc->p->grid ||
+        t.n_warps != nwarps || t.n_issues != r->warp_instructions ||
+        covered != r->resident_warp_cycles)
+        bad = fail(rc,
+                   "%s, trace: %llu cycles (run %llu), %zu blocks, %zu warps (%llu), %zu issues "
+                   "(%llu), %llu warp-cycles in intervals (resident %llu)%s",
+                   how, (unsigned long long)t.total_cycles, (unsigned long long)r->cycles,
+                   t.n_blocks, t.n_warps, (unsigned long long)nwarps, t.n_issues,
+                   (unsigned long long)r->warp_instructions, (unsigned long long)covered,
+                   (unsigned long long)r->resident_warp_cycles,
+                   bad ? ", an interval past the end" : "");
+    trace_close(&t);
+    return bad;
+}
+
+/* One run: functional (policy < 0) or timed (with a trace when trace_path is not NULL); 0 when
+ * it matches the CPU. */
+static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy,
+                   const char *trace_path)
 {
     char how[80], dm[1400];
     snprintf(how, sizeof how, "%s, %s, %s", policy < 0 ? "functional" : "timed",
@@ -988,6 +1026,7 @@ static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy)
         cfg.policy = policy;
         cfg.params = params;
         cfg.params_size = sizeof params;
+        cfg.trace_path = trace_path;
         timing_result r;
         memset(&r, 0, sizeof r);
         if (timing_run(m, ptx_find_func(m, "k"), a, &cfg, mem, &r, &d) != WL_OK) {
@@ -1003,6 +1042,8 @@ static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy)
                            (unsigned long long)r.resident_warp_cycles,
                            (unsigned long long)r.stalls[STALL_SELECTED],
                            (unsigned long long)r.warp_instructions);
+            else if (trace_path)
+                bad = check_trace(rc, trace_path, &r, how);
         }
         timing_result_free(&r);
     }
@@ -1034,10 +1075,17 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
     arch_t one = *a;
     one.sm_count = one.gpc_count = one.gpc_sms[0] = 1;
     one.max_blocks_per_sm = 2;
-    int bad = run_one(&rc, a, 0, -1) || run_one(&rc, a, 1, -1) ||
-              run_one(&rc, a, 1, SCHED_LRR) || run_one(&rc, a, 1, SCHED_GTO) ||
-              run_one(&rc, a, 1, SCHED_TWO_LEVEL) || run_one(&rc, a, 0, SCHED_GTO) ||
-              run_one(&rc, &one, 1, SCHED_GTO);
+    /* the one-SM run writes a trace (a scratch file) that must agree with its result */
+    char tpath[] = "/tmp/warplab-randkernel-XXXXXX";
+    int fd = mkstemp(tpath);
+    if (fd >= 0)
+        close(fd);
+    int bad = run_one(&rc, a, 0, -1, NULL) || run_one(&rc, a, 1, -1, NULL) ||
+              run_one(&rc, a, 1, SCHED_LRR, NULL) || run_one(&rc, a, 1, SCHED_GTO, NULL) ||
+              run_one(&rc, a, 1, SCHED_TWO_LEVEL, NULL) || run_one(&rc, a, 0, SCHED_GTO, NULL) ||
+              run_one(&rc, &one, 1, SCHED_GTO, fd >= 0 ? tpath : NULL);
+    if (fd >= 0)
+        unlink(tpath);
     free(ptx);
     return bad;
 }

@@ -20,7 +20,9 @@
  *     ptx_schedule, with the PTX order, and on a GPU of one SM holding two blocks at a time
  *     (later blocks reuse a retired block's slot, warp records and registers),
  * and compares every output word with the CPU's; a timed run also keeps the stall-sum invariant
- * (every resident warp-cycle charged to one reason, `selected` = instructions issued).
+ * (every resident warp-cycle charged to one reason, `selected` = instructions issued), and the
+ * one-SM run's trace must read back and agree with its result (cycles, one record per block and
+ * warp, one issue per warp instruction, intervals covering exactly the resident warp-cycles).
  * Relies on two choices of the model (docs/robustness.md): shared memory and local memory read
  * as zeros before the first write (the executor clears them at block start).
  */
