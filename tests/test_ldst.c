@@ -144,21 +144,47 @@ static void test_patterns(void **state)
             }
 }
 
-/* Every stride of whole words, negative ones too, with all lanes active (ldst_shared's
- * shortcut for strided words: gcd(stride, 32) wavefronts), and the same with one lane off the
- * stride (no shortcut). */
+/* Every stride of whole accesses of 4, 8 and 16 bytes, negative ones too, with all lanes
+ * active (ldst_shared's shortcut for strided accesses: gcd(stride, 32 / words per lane)
+ * wavefronts per group of lanes), and the same with one lane off the stride (no shortcut). */
 static void test_word_strides(void **state)
 {
     (void)state;
     static const uint32_t masks[] = {0xffffffffu, 0x7fffffffu};
-    for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++)
-        for (int64_t k = -70; k <= 70; k++)
-            for (int off = 0; off < 2; off++) {
-                uint64_t stride = (uint64_t)(k * 4);
-                check("word stride", masks[mi], 4, (1u << 20) + 4u * (uint32_t)off, stride, 0);
-                check("word stride, one lane off", masks[mi], 4, (1u << 20) + 4u * (uint32_t)off,
-                      stride, 2);
-            }
+    static const uint32_t sizes[] = {4, 8, 16};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++)
+            for (int64_t k = -70; k <= 70; k++)
+                for (uint32_t off = 0; off < 2; off++) {
+                    uint32_t sz = sizes[si];
+                    uint64_t stride = (uint64_t)(k * (int64_t)sz), base = (1u << 20) + sz * off;
+                    check("access stride", masks[mi], sz, base, stride, 0);
+                    check("access stride, one lane off", masks[mi], sz, base, stride, 2);
+                }
+}
+
+/* Hand-derived for 8-byte accesses (doubles): lane l at 8 * 16 * l (a stride of 16 doubles,
+ * gpu/kernels/bank_conflicts.cu's bk_double with stride 16): each half warp's 16 lanes all use
+ * banks 0 and 1, 16 distinct words each: 16 wavefronts per half, 32 in all, ideal 2; a stride
+ * of 2 doubles: lanes l and l + 8 of a half share banks: 2 per half, 4 in all. */
+static void test_double_strides(void **state)
+{
+    (void)state;
+    exec_step_info in;
+    memset(&in, 0, sizeof in);
+    in.exec_mask = 0xffffffffu;
+    in.mem_size = 8;
+    uint32_t wf, id;
+    for (int l = 0; l < 32; l++)
+        in.addr[l] = 4096 + 128u * (uint32_t)l;
+    ldst_shared(&in, 32, 4, &wf, &id);
+    assert_int_equal(wf, 32);
+    assert_int_equal(id, 2);
+    for (int l = 0; l < 32; l++)
+        in.addr[l] = 4096 + 16u * (uint32_t)l;
+    ldst_shared(&in, 32, 4, &wf, &id);
+    assert_int_equal(wf, 4);
+    assert_int_equal(id, 2);
 }
 
 /* Hand-derived: 32 lanes x 4 bytes from a 128-byte boundary = 4 sectors in 1 line, 1
@@ -203,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_hand_derived),
         cmocka_unit_test(test_patterns),
         cmocka_unit_test(test_word_strides),
+        cmocka_unit_test(test_double_strides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
  * alone: a read waits until the value is available, under the reason of its producer's kind
  * (fixed latency: wait; MIO: short_scoreboard; L1TEX: long_scoreboard); an overwrite waits only
  * on a variable-latency producer; an entry whose cycle is past is gone. Where a key is stored
- * (its two inline slots, or the overflow table) must never change an answer. */
+ * (its two inline slots, or the overflow list) must never change an answer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -82,7 +82,7 @@ static void test_read_and_overwrite(void **state)
  * slot + SB_SLOTS / 2), and so does a key SB_SLOTS / 2 away. Named below for 32 slots as
  * K3 = 3, K35 = 35 (shfl's d|p: indices 32 apart), K67, K99 and K19, K51; the same relations
  * hold for any SB_SLOTS (with 16: 3, 19, 35, 51 and 11, 27). Whatever set of them is pending,
- * every answer is the rule's; two pending fit inline, a third goes to the overflow table. */
+ * every answer is the rule's; two pending fit inline, a third goes to the overflow list. */
 #define K3 3u
 #define K35 (3u + SB_SLOTS)
 #define K67 (3u + 2u * SB_SLOTS)
@@ -96,9 +96,9 @@ static void test_shared_slots(void **state)
     memset(&s, 0, sizeof s);
     assert_int_equal(sb_set(&s, K3, 50, SB_SHORT, 0), 0);
     assert_int_equal(sb_set(&s, K35, 60, SB_SHORT, 0), 0);
-    assert_int_equal(s.overflow, 0);
+    assert_int_equal(s.nov, 0);
     assert_int_equal(sb_set(&s, K67, 70, SB_LONG, 0), 0);
-    assert_int_equal(s.overflow, 1);
+    assert_int_equal(s.nov, 1);
     assert_int_equal(sb_set(&s, K19, 80, SB_FIXED, 0), 0);
     static const sb_want at1[] = {{K3, 1, C_SHORT, 50},  {K35, 1, C_SHORT, 60},
                                   {K67, 1, C_LONG, 70},  {K19, 1, C_WAIT, 80},

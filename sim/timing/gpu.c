@@ -76,7 +76,7 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
         exec_block *eb = b->eb;
         tw *warps = b->warps;
         for (int i = 0; i < b->nwarps; i++) {
-            /* as new, but the scoreboard keeps its (cleared) overflow table, and the sector
+            /* as new, but the scoreboard keeps its (emptied) overflow list, and the sector
              * lists (written before they are read) are not cleared */
             _Static_assert(offsetof(tw, sb) + sizeof(sb_t) == offsetof(tw, secs),
                            "the scoreboard lies between the cleared fields and the sectors");
@@ -437,7 +437,14 @@ static void queue_warps(tctx *c, int s, uint64_t end, uint8_t step)
     for (int k = 0; k < c->nsub; k++)
         for (int i = 0; i < sps[k].nwarps; i++) {
             const tw *w = sps[k].warps[i];
-            if (sps[k].ens[i] < end && (step == PFQ_WARP || w->state == TW_ACTIVE) &&
+            /* its record: when sched_eval looks at it (own conditions met); its registers
+             * and stack state: when it can also issue, its class's queue and pipe free as the
+             * wake-up scan finds them now (a warp held by a full MIO queue, bk_double16, is
+             * looked at on many cycles and issues on few) */
+            uint64_t e = sps[k].ens[i], qe = sps[k].qp[sps[k].wres[i]];
+            if (step != PFQ_WARP && qe > e)
+                e = qe;
+            if (e < end && (step == PFQ_WARP || w->state == TW_ACTIVE) &&
                 c->pfq_n < c->pfq_cap)
                 c->pfq[c->pfq_n++] = (tpfq){w, (uint32_t)s, step};
         }

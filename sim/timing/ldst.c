@@ -89,22 +89,28 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
         *wavefronts = *ideal = g;
         return;
     }
-    if (size == bank_bytes && banks == 32 && in->exec_mask == 0xffffffffu &&
-        mod_by(exec_step_addr(in, 0), bank_bytes, bsh) == 0) {
-        /* all lanes at one stride of k whole words (a column of a padded tile: k = 33):
-         * lane l's word is w0 + l * k, in bank (w0 + l * k) mod 32; the lanes' words are
-         * distinct (k != 0) and each bank that is hit holds gcd(k, 32) of them, one
-         * wavefront each. k = 0: one word, a broadcast. */
+    uint32_t q = size / bank_bytes; /* words per lane: 1, 2 or 4 (then `per` = 32 / q) */
+    if ((q == 1 || q == 2 || q == 4) && size == bank_bytes * q && banks == 32 &&
+        in->exec_mask == 0xffffffffu &&
+        mod_by(exec_step_addr(in, 0), size, wl_log2_exact(size)) == 0) {
+        /* all lanes at one stride of k whole accesses (a column of a padded tile: k = 33; a
+         * row of doubles at a stride of 16): lane l's access is unit u0 + l * k of `size`
+         * bytes, words q * (u0 + l * k) ... + q - 1, in the q banks of bank group
+         * (u0 + l * k) mod per. In each group of `per` lanes the units are distinct (k != 0)
+         * and each bank group that is hit holds gcd(k, per) of them, one wavefront each; the
+         * q groups alike. k = 0: one access, a broadcast, one wavefront per group. */
         uint64_t d = in->addr_linear ? in->addr_step : in->addr[1] - in->addr[0];
-        int ok = mod_by(d, bank_bytes, bsh) == 0;
+        int ssh = wl_log2_exact(size);
+        int ok = mod_by(d, size, ssh) == 0;
         for (int l = 2; l < 32 && ok && !in->addr_linear; l++)
             ok = in->addr[l] - in->addr[l - 1] == d;
         if (ok) {
-            uint64_t k = div_by(d, bank_bytes, bsh); /* mod 2^64: a negative stride's residue
-                                                      * mod 32 */
-            uint32_t km = (uint32_t)(k & 31u);
-            *wavefronts = d == 0 ? 1u : km == 0 ? 32u : 1u << __builtin_ctz(km);
-            *ideal = 1;
+            uint64_t k = div_by(d, size, ssh); /* mod 2^64: a negative stride's residue mod
+                                                * per (a power of two) */
+            uint32_t km = (uint32_t)(k & (per - 1u));
+            uint32_t each = d == 0 ? 1u : km == 0 ? per : 1u << __builtin_ctz(km);
+            *wavefronts = q * each;
+            *ideal = q;
             return;
         }
     }

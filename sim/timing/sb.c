@@ -13,9 +13,13 @@
  * Storage: SB_SLOTS (16) slots inline in the warp; a key may sit in two of them (key % 16, and
  * that slot + 8 mod 16), so two registers one instruction writes (shfl's d|p, whose indices
  * often differ by 32) both stay inline; a write whose two slots other registers' pending writes
- * hold goes to a table indexed by key (hundreds of entries: slow, cleared per block). nvcc
- * numbers registers in order of definition, so the few writes pending at once (recent
- * instructions' results) rarely collide.
+ * hold goes to an overflow list (searched by key; an entry leaves it when the key gets an
+ * inline slot again, or when a later listing finds it ready). nvcc numbers registers in order of
+ * definition, so the few writes pending at once (recent instructions' results) rarely collide;
+ * a kernel with hundreds of registers and dozens of loads in flight (gpu/kernels/
+ * occupancy_regs.cu) lists a few dozen. (Until the nineteenth session the overflow was a table
+ * indexed by key, as large as the function's registers, per warp, and each memory answer
+ * scanned all of it: occ_regs_lb8 spent a third of its time there, docs/performance.md.)
  * Simplified: no limit of six counters, no register-bank conflicts, no operand reuse cache.
  */
 #include <stdlib.h>
@@ -27,44 +31,49 @@ _Static_assert(SB_SLOTS <= 32, "sb_t.tokmask has one bit per slot");
 
 void sb_free(sb_t *s)
 {
-    free(s->ready);
-    free(s->kind);
+    free(s->ov);
     memset(s, 0, sizeof *s);
 }
 
 void sb_clear(sb_t *s)
 {
-    if (s->overflow) {
-        memset(s->ready, 0, s->cap * sizeof *s->ready);
-        memset(s->kind, 0, s->cap);
-    }
     /* a slot whose cycle is 0 is empty whatever its key and kind say (sb_set takes it,
      * sb_deps finds nothing pending), so only the cycles are cleared */
     memset(s->at, 0, sizeof s->at);
     s->tokmask = 0;
-    s->overflow = s->otok = 0;
+    s->nov = 0;
+    s->otok = 0;
 }
 
-int sb_table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind)
+int sb_table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now)
 {
-    if (key >= s->cap) {
-        uint32_t nc = s->cap ? s->cap : 64;
-        while (nc <= key)
-            nc *= 2;
-        uint64_t *r = realloc(s->ready, nc * sizeof *r);
-        if (!r)
-            return WL_EUSAGE;
-        s->ready = r;
-        uint8_t *k = realloc(s->kind, nc);
-        if (!k)
-            return WL_EUSAGE;
-        s->kind = k;
-        memset(r + s->cap, 0, (nc - s->cap) * sizeof *r);
-        memset(k + s->cap, 0, nc - s->cap);
-        s->cap = nc;
+    /* entries ready by now are found by no later call (their `now` is no earlier): dropped,
+     * and the key's own entry updated */
+    uint32_t o = 0;
+    int found = 0;
+    for (uint32_t i = 0; i < s->nov; i++) {
+        sb_ov e = s->ov[i];
+        if (e.key == key) {
+            e.ready = ready;
+            e.kind = kind;
+            found = 1;
+        } else if (e.ready <= now) {
+            continue;
+        }
+        s->ov[o++] = e;
     }
-    s->ready[key] = ready;
-    s->kind[key] = kind;
+    s->nov = o;
+    if (found)
+        return 0;
+    if (s->nov == s->capov) {
+        uint32_t nc = s->capov ? s->capov * 2 : 16;
+        sb_ov *v = realloc(s->ov, nc * sizeof *v);
+        if (!v)
+            return WL_EUSAGE;
+        s->ov = v;
+        s->capov = nc;
+    }
+    s->ov[s->nov++] = (sb_ov){.ready = ready, .key = key, .kind = kind};
     return 0;
 }
 
@@ -79,10 +88,10 @@ void sb_resolve(sb_t *s, uint64_t token, uint64_t cycle)
     }
     if (s->otok) {
         int left = 0;
-        for (uint32_t k = 0; k < s->cap; k++) {
-            if (s->ready[k] == token)
-                s->ready[k] = cycle;
-            left |= s->ready[k] >= MEM_TOKEN;
+        for (uint32_t i = 0; i < s->nov; i++) {
+            if (s->ov[i].ready == token)
+                s->ov[i].ready = cycle;
+            left |= s->ov[i].ready >= MEM_TOKEN;
         }
         s->otok = (uint8_t)left;
     }

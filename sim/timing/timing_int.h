@@ -74,21 +74,27 @@ enum { RES_NONE, RES_ALU, RES_FMA, RES_FP64, RES_MMA, RES_MIO, RES_LG, RES_IMAD,
 enum { SB_FIXED, SB_SHORT, SB_LONG };
 
 /* SB_SLOTS entries, direct-mapped by key % SB_SLOTS: a register's pending write lives in its
- * slot unless another register's still-pending write holds it, then in the overflow table
- * (indexed by key). All zero is empty (ready at cycle 0). */
+ * slot unless another register's still-pending write holds it, then in the overflow list.
+ * All zero is empty (ready at cycle 0). */
 /* 16: 224 bytes of the warp record, which the timing model reads for every warp it steps (32
  * slots cost lat_copy 10 % for kernels that rarely have more than a few writes pending). */
 #define SB_SLOTS 16
+/* One overflow entry: a pending write that found both its inline slots taken. */
+typedef struct {
+    uint64_t ready;     /* cycle the register's value is available, or a memory token */
+    uint32_t key;
+    uint8_t kind;       /* SB_* */
+} sb_ov;
 typedef struct {
     uint32_t key[SB_SLOTS];
     uint64_t at[SB_SLOTS];
     uint8_t kd[SB_SLOTS];
     uint32_t tokmask;   /* slots whose cycle may be a memory token (sb_resolve scans these) */
-    uint8_t overflow;   /* the table below holds entries */
-    uint8_t otok;       /* ... and may hold memory tokens (sb_resolve) */
-    uint64_t *ready;    /* overflow table: cycle the register's value is available */
-    uint8_t *kind;      /* SB_* */
-    uint32_t cap;
+    uint8_t otok;       /* the overflow list may hold memory tokens (sb_resolve) */
+    uint32_t nov, capov;/* overflow entries in use, allocated */
+    sb_ov *ov;          /* overflow list: one entry per key, only writes still pending when
+                         * they were listed (a kernel with hundreds of registers and dozens of
+                         * loads in flight keeps a few dozen here, not a table of every key) */
 } sb_t;
 
 typedef enum { TW_ACTIVE, TW_BARRIER, TW_DRAIN } tw_state;
@@ -301,10 +307,11 @@ typedef struct tctx {
 
 /* sb.c */
 void sb_free(sb_t *s);
-/* Empties s (no pending writes), keeping its overflow table's memory. */
+/* Empties s (no pending writes), keeping its overflow list's memory. */
 void sb_clear(sb_t *s);
-/* sb_set's overflow table (sb.c): the entry of `key`, grown as needed. 0 or WL_EUSAGE. */
-int sb_table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind);
+/* sb_set's overflow list (sb.c): sets the entry of `key` (a new one, grown as needed), dropping
+ * entries ready by `now`. 0 or WL_EUSAGE. */
+int sb_table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now);
 /* sb_set and sb_deps (below, inline: called for every warp instruction). */
 
 /* Replaces the placeholder `token` (timing_int.h MEM_TOKEN) by the resolved cycle. */
@@ -344,7 +351,17 @@ void mem_set_smem_pool(mem_t *m, uint32_t smem_bytes);
 /* Stand-in for a cycle that waits on tokens (< T_INF: the warp is not at a barrier). */
 #define T_PEND (MEMSYS_TOKEN * 2)
 
-/* Sets register `key` ready at `ready` with kind, at cycle now. 0 or WL_EUSAGE (no memory). */
+/* The overflow list's entry of key, or -1. */
+static inline int sb_ov_find(const sb_t *s, uint32_t key)
+{
+    for (uint32_t i = 0; i < s->nov; i++)
+        if (s->ov[i].key == key)
+            return (int)i;
+    return -1;
+}
+
+/* Sets register `key` ready at `ready` with kind, at cycle now. 0 or WL_EUSAGE (no memory).
+ * The cycles `now` of one scoreboard's calls never decrease (issue, then fetch). */
 static inline int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now)
 {
     uint32_t h = key % SB_SLOTS, g = h ^ (SB_SLOTS / 2);
@@ -359,14 +376,16 @@ static inline int sb_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, ui
             s->tokmask |= 1u << h;
         else
             s->tokmask &= ~(1u << h);
-        if (s->overflow && key < s->cap)
-            s->ready[key] = 0; /* an older entry there is superseded */
+        if (s->nov) { /* an older entry there is superseded */
+            int i = sb_ov_find(s, key);
+            if (i >= 0)
+                s->ov[i] = s->ov[--s->nov];
+        }
         return 0;
     }
-    s->overflow = 1;
     if (ready >= MEM_TOKEN)
         s->otok = 1;
-    return sb_table_set(s, key, ready, kind);
+    return sb_table_set(s, key, ready, kind, now);
 }
 
 /* Raises T[C_LONG/C_SHORT/C_WAIT] for every listed register still pending after `now`;
@@ -385,9 +404,12 @@ static inline void sb_deps(const sb_t *s, const uint32_t *keys, int n, int waw, 
             at = s->at[h];
             kd = s->kd[h];
         }
-        if (s->overflow && k < s->cap && s->ready[k] > at) {
-            at = s->ready[k];
-            kd = s->kind[k];
+        if (s->nov) {
+            int o = sb_ov_find(s, k);
+            if (o >= 0 && s->ov[o].ready > at) {
+                at = s->ov[o].ready;
+                kd = s->ov[o].kind;
+            }
         }
         if (at <= now || (waw && kd == SB_FIXED))
             continue;
