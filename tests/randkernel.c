@@ -11,6 +11,7 @@
 #include "devmem.h"
 #include "launch.h"
 #include "ptx.h"
+#include "stall.h"
 #include "timing.h"
 #include "trace.h"
 
@@ -987,9 +988,10 @@ static int check_trace(const rcase *rc, const char *path, const timing_result *r
 }
 
 /* One run: functional (policy < 0) or timed (with a trace when trace_path is not NULL); 0 when
- * it matches the CPU. */
+ * it matches the CPU. A timed run's cycles and stall totals go to sums when it is not NULL
+ * (STALL_COUNT + 1 entries). */
 static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy,
-                   const char *trace_path)
+                   const char *trace_path, uint64_t *sums)
 {
     char how[80], dm[1400];
     snprintf(how, sizeof how, "%s, %s, %s", policy < 0 ? "functional" : "timed",
@@ -1044,6 +1046,10 @@ static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy,
                            (unsigned long long)r.warp_instructions);
             else if (trace_path)
                 bad = check_trace(rc, trace_path, &r, how);
+            if (sums) {
+                memcpy(sums, r.stalls, STALL_COUNT * sizeof *sums);
+                sums[STALL_COUNT] = r.cycles;
+            }
         }
         timing_result_free(&r);
     }
@@ -1080,10 +1086,21 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
     int fd = mkstemp(tpath);
     if (fd >= 0)
         close(fd);
-    int bad = run_one(&rc, a, 0, -1, NULL) || run_one(&rc, a, 1, -1, NULL) ||
-              run_one(&rc, a, 1, SCHED_LRR, NULL) || run_one(&rc, a, 1, SCHED_GTO, NULL) ||
-              run_one(&rc, a, 1, SCHED_TWO_LEVEL, NULL) || run_one(&rc, a, 0, SCHED_GTO, NULL) ||
-              run_one(&rc, &one, 1, SCHED_GTO, fd >= 0 ? tpath : NULL);
+    /* and the same run without a trace, which looks at fewer warps per cycle (sched_eval's
+     * skip_busy), must give the same cycles and stall totals */
+    uint64_t with[STALL_COUNT + 1] = {0}, without[STALL_COUNT + 1] = {0};
+    int bad = run_one(&rc, a, 0, -1, NULL, NULL) || run_one(&rc, a, 1, -1, NULL, NULL) ||
+              run_one(&rc, a, 1, SCHED_LRR, NULL, NULL) ||
+              run_one(&rc, a, 1, SCHED_GTO, NULL, NULL) ||
+              run_one(&rc, a, 1, SCHED_TWO_LEVEL, NULL, NULL) ||
+              run_one(&rc, a, 0, SCHED_GTO, NULL, NULL) ||
+              run_one(&rc, &one, 1, SCHED_GTO, fd >= 0 ? tpath : NULL, with) ||
+              run_one(&rc, &one, 1, SCHED_GTO, NULL, without);
+    for (int i = 0; i <= STALL_COUNT && !bad && fd >= 0; i++)
+        if (with[i] != without[i])
+            bad = fail(&rc, "one SM, with a trace and without: %s %llu and %llu",
+                       i < STALL_COUNT ? stall_name(i) : "cycles",
+                       (unsigned long long)with[i], (unsigned long long)without[i]);
     if (fd >= 0)
         unlink(tpath);
     free(ptx);

@@ -635,7 +635,7 @@ int exec_insn_next_global(const exec_prog *p, int func, uint32_t pc)
     return global_ldst(&xf->ins[pc + 1]);
 }
 
-void exec_warp_prefetch_regs(const exec_block *b, int warp)
+void exec_warp_prefetch_regs(const exec_block *b, int warp, int next_only)
 {
     const xfunc *xf;
     const uint64_t *regs;
@@ -647,7 +647,7 @@ void exec_warp_prefetch_regs(const exec_block *b, int warp)
      * touching other slots, and the lines of all of them are wanted, not only the next one's
      * (red_shuffle +10 %, lat_copy +7 %: docs/performance.md, tenth session). Immediates are
      * read from the function's shared copy, scratch slots are written before they are read. */
-    if (xf->nregs <= XPREFETCH_UNITS) {
+    if (xf->nregs <= XPREFETCH_UNITS && !next_only) {
         PREFETCH_UNITS(regs, xf->nregs, 0); /* to L2: many lines, L1 is small */
         return;
     }

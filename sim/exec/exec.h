@@ -180,11 +180,12 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
  * warp's data is rarely still cached when it issues: exec_warp_prefetch_state asks for the
  * lines of the warp's stack state (given the warp's handle, so that no other line is needed to
  * find it); exec_warp_prefetch_regs (best once those have arrived) for the register lines of
- * its current frame (those its next instruction reads and writes when the frame is large).
- * Neither changes anything. */
+ * its current frame (those its next instruction reads and writes when the frame is large, or
+ * when `next_only`: a warp expected to issue one instruction soon, not several). Neither
+ * changes anything. */
 const void *exec_warp_handle(const exec_block *b, int warp);
 void exec_warp_prefetch_state(const void *handle);
-void exec_warp_prefetch_regs(const exec_block *b, int warp);
+void exec_warp_prefetch_regs(const exec_block *b, int warp, int next_only);
 /* exec_warp_prefetch_data: when the warp's next instruction is a global load or store whose
  * lanes' addresses lie within 512 bytes, the host lines of the simulated memory it will move
  * (its address registers as they are now; to be written for a store). Changes nothing. */

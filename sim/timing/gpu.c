@@ -442,11 +442,15 @@ static void queue_warps(tctx *c, int s, uint64_t end, uint8_t step)
              * wake-up scan finds them now (a warp held by a full MIO queue, bk_double16, is
              * looked at on many cycles and issues on few) */
             uint64_t e = sps[k].ens[i], qe = sps[k].qp[sps[k].wres[i]];
+            /* held by its queue: the warps of the class take turns, each issues about one
+             * instruction in the window, and its whole register file is more lines than
+             * that one needs (bk_double16: a fifth of the run waited on such prefetches) */
+            uint8_t next_only = qe > e;
             if (step != PFQ_WARP && qe > e)
                 e = qe;
             if (e < end && (step == PFQ_WARP || w->state == TW_ACTIVE) &&
                 c->pfq_n < c->pfq_cap)
-                c->pfq[c->pfq_n++] = (tpfq){w, (uint32_t)s, step};
+                c->pfq[c->pfq_n++] = (tpfq){w, (uint32_t)s, step, next_only};
         }
 }
 
@@ -456,7 +460,7 @@ static void prefetch_queued(const tctx *c, const tpfq *q)
     const tw *w = q->w;
     switch (q->step) {
     case PFQ_REGS:
-        exec_warp_prefetch_regs(w->eb, w->bw);
+        exec_warp_prefetch_regs(w->eb, w->bw, q->next_only);
         break;
     case PFQ_STATE:
         exec_warp_prefetch_state(w->xw);

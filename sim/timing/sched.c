@@ -783,6 +783,45 @@ static void retire(tctx *c, tsmsp *sp, tw *w, uint64_t t, tblock **done, int *nd
         done[(*ndone)++] = w->blk;
 }
 
+/* The classes whose queue or pipe is busy at t (bit r: class r), never RES_NONE (no queue, no
+ * pipe). A class has either a queue (MIO, LG: qready, pready 0) or a pipe (the math classes:
+ * pready, qready 0), and qp holds the one it has. */
+static uint32_t busy_classes(const tsmsp *sp, uint64_t t)
+{
+    _Static_assert(RES_COUNT <= 32, "busy_classes: one bit per class");
+    uint32_t busy = 0;
+    for (int r = RES_NONE + 1; r < RES_COUNT; r++)
+        busy |= (uint32_t)(sp->qp[r] > t) << r;
+    return busy;
+}
+
+/* Drops from look[] the warps whose class is busy; the new count. */
+static int skip_busy(const tsmsp *sp, uint32_t busy, int *look, int nlook)
+{
+    int o = 0;
+    for (int j = 0; j < nlook; j++) {
+        look[o] = look[j];
+        o += !((busy >> sp->wres[look[j]]) & 1u);
+    }
+    return o;
+}
+
+/* The cycles [w->charged, t) of an active warp that sched_eval did not look at on them (no
+ * trace: skip_busy): up to its ens (its own conditions satisfied from then on) the reasons of
+ * its own conditions, as always; from then on its class's queue or pipe, which was busy on
+ * each of those cycles: on a cycle the scheduler was evaluated, skip_busy found it busy, and
+ * on any other cycle the warp would have woken the scheduler (the wake-up scan's least
+ * max(ens, qp)) had it been free. A warp looked at on every cycle, as with a trace, gets the
+ * same reasons one cycle at a time. */
+static void charge_skipped(tctx *c, tw *w, uint64_t t, uint64_t ens)
+{
+    uint8_t r = w->res;
+    int queue = r == RES_MIO || r == RES_LG;
+    w->T[C_QUEUE] = queue ? t : 0;
+    w->T[C_PIPE] = !queue && r != RES_NONE ? t : 0;
+    charge_looked(c, w, t, ens);
+}
+
 /* How far sched_eval's scans run for n warps: n rounded up to a multiple of SCHED_SCAN_PAD
  * (ens is T_INF past the last warp), except for a few warps, where the extra entries would
  * cost more than the mispredicted loop exits they avoid (one warp per scheduler: -10 %). */
@@ -873,6 +912,13 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
 #else
     int nlook = look_scalar(ens, n, t, look);
 #endif
+    /* Without a trace, a warp whose class's queue or pipe is busy at t is not looked at
+     * either (skip_busy): it cannot issue, and the cycles it waits are charged when it is next
+     * looked at (charge_skipped). With a trace every such warp is looked at, so that its
+     * intervals are written in the order of the cycles (the sums are the same). */
+    uint32_t busy = c->tr ? 0 : busy_classes(sp, t);
+    if (busy)
+        nlook = skip_busy(sp, busy, look, nlook);
     /* For each looked-at warp, in array order (the trace's order of intervals): account the
      * cycles since it was last charged, retire it when drained, charge this cycle when it
      * cannot issue, else collect it. */
@@ -882,6 +928,8 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     for (int j = 0; j < nlook; j++) {
         int i = look[j];
         tw *w = sp->warps[i];
+        if (!c->tr && w->state == TW_ACTIVE && w->charged < t)
+            charge_skipped(c, w, t, ens[i]);
         shared_conds(sp, w);
         if (w->state == TW_DRAIN && w->t_drain <= t) {
             charge_to(c, w, t);

@@ -255,6 +255,7 @@ typedef struct {
     const tw *w;
     uint32_t sm;
     uint8_t step;
+    uint8_t next_only;  /* PFQ_REGS: the next instruction's registers only */
 } tpfq;
 
 typedef struct tctx {
