@@ -795,17 +795,6 @@ static uint32_t busy_classes(const tsmsp *sp, uint64_t t)
     return busy;
 }
 
-/* Drops from look[] the warps whose class is busy; the new count. */
-static int skip_busy(const tsmsp *sp, uint32_t busy, int *look, int nlook)
-{
-    int o = 0;
-    for (int j = 0; j < nlook; j++) {
-        look[o] = look[j];
-        o += !((busy >> sp->wres[look[j]]) & 1u);
-    }
-    return o;
-}
-
 /* The cycles [w->charged, t) of an active warp that sched_eval did not look at on them (no
  * trace: skip_busy): up to its ens (its own conditions satisfied from then on) the reasons of
  * its own conditions, as always; from then on its class's queue or pipe, which was busy on
@@ -830,10 +819,13 @@ static int scan_count(int n)
     return n <= SCHED_SCAN_PAD / 2 ? n : (n + SCHED_SCAN_PAD - 1) / SCHED_SCAN_PAD * SCHED_SCAN_PAD;
 }
 
-/* sched_eval's first scan: the warps whose own conditions allow an issue at t (ens[k] <= t),
- * in array order, into look[]; their count. */
-static int look_scalar(const uint64_t *ens, int n, uint64_t t, int *look)
+/* sched_eval's first scan: the warps whose own conditions allow an issue at t (ens[k] <= t) and
+ * whose class is not busy (bit wres[k] of busy clear), in array order, into look[]; their
+ * count. */
+static int look_scalar(const tsmsp *sp, int n, uint64_t t, uint32_t busy, int *look)
 {
+    const uint64_t *ens = sp->ens;
+    const uint8_t *wres = sp->wres;
     int npad = scan_count(n), nlook = 0;
     /* blocks of 8 unrolled (the loop's own count and branch were a third of the scan), then
      * the few warps of a scheduler with at most SCHED_SCAN_PAD / 2 (scan_count) */
@@ -842,12 +834,12 @@ static int look_scalar(const uint64_t *ens, int n, uint64_t t, int *look)
 #pragma GCC unroll 8
         for (int k = i0; k < i0 + SCHED_SCAN_PAD; k++) {
             look[nlook] = k;
-            nlook += ens[k] <= t;
+            nlook += (ens[k] <= t) & !((busy >> wres[k]) & 1u);
         }
     }
     for (; i0 < npad; i0++) {
         look[nlook] = i0;
-        nlook += ens[i0] <= t;
+        nlook += (ens[i0] <= t) & !((busy >> wres[i0]) & 1u);
     }
     return nlook;
 }
@@ -860,11 +852,13 @@ static int look_scalar(const uint64_t *ens, int n, uint64_t t, int *look)
  * 8: ens has that room and is T_INF past the warps (tsmsp.ens). AVX2 has only signed 64-bit
  * compares: both sides have the sign bit flipped, which orders them as unsigned (T_INF =
  * UINT64_MAX stays the largest). */
-__attribute__((target("avx2"))) static int look_avx2(const tctx *c, const uint64_t *ens, int n,
-                                                     uint64_t t, int *look)
+__attribute__((target("avx2"))) static int look_avx2(const tctx *c, const tsmsp *sp, int n,
+                                                     uint64_t t, uint32_t busy, int *look)
 {
+    const uint64_t *ens = sp->ens;
     const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
     const __m256i tt = _mm256_xor_si256(_mm256_set1_epi64x((long long)t), sign);
+    const __m256i bsy = _mm256_set1_epi32((int)busy);
     int nlook = 0;
     for (int k = 0; k < n; k += 8) {
         const __m256i *v = (const __m256i *)(const void *)(ens + k);
@@ -873,7 +867,12 @@ __attribute__((target("avx2"))) static int look_avx2(const tctx *c, const uint64
         unsigned later =
             (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, tt))) |
             (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(b, tt))) << 4;
-        unsigned m = ~later & 0xffu; /* ens <= t */
+        /* bit wres[k + j] of busy, for the eight warps: into each lane's sign bit */
+        __m256i r = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)
+                                                         (sp->wres + k)));
+        __m256i bit = _mm256_slli_epi32(_mm256_srlv_epi32(bsy, r), 31);
+        unsigned held = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(bit));
+        unsigned m = ~(later | held) & 0xffu; /* ens <= t, class free */
         __m128i idx8 = _mm_loadl_epi64((const __m128i *)(const void *)c->look_idx[m]);
         __m256i idx = _mm256_add_epi32(_mm256_cvtepu8_epi32(idx8), _mm256_set1_epi32(k));
         _mm256_storeu_si256((__m256i *)(void *)(look + nlook), idx);
@@ -905,20 +904,18 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * each issue), so the scan reads only that array, not the warps. */
     int n = sp->nwarps, look[EVAL_MAX_WARPS + SCHED_SCAN_PAD];
     const uint64_t *ens = sp->ens;
-#ifdef SCHED_X86
-    /* the vector scan from 5 warps on: below, the scalar one has fewer steps (scan_count) */
-    int nlook = c->avx2 && n > SCHED_SCAN_PAD / 2 ? look_avx2(c, ens, n, t, look)
-                                                 : look_scalar(ens, n, t, look);
-#else
-    int nlook = look_scalar(ens, n, t, look);
-#endif
     /* Without a trace, a warp whose class's queue or pipe is busy at t is not looked at
-     * either (skip_busy): it cannot issue, and the cycles it waits are charged when it is next
+     * either (busy): it cannot issue, and the cycles it waits are charged when it is next
      * looked at (charge_skipped). With a trace every such warp is looked at, so that its
      * intervals are written in the order of the cycles (the sums are the same). */
     uint32_t busy = c->tr ? 0 : busy_classes(sp, t);
-    if (busy)
-        nlook = skip_busy(sp, busy, look, nlook);
+#ifdef SCHED_X86
+    /* the vector scan from 5 warps on: below, the scalar one has fewer steps (scan_count) */
+    int nlook = c->avx2 && n > SCHED_SCAN_PAD / 2 ? look_avx2(c, sp, n, t, busy, look)
+                                                 : look_scalar(sp, n, t, busy, look);
+#else
+    int nlook = look_scalar(sp, n, t, busy, look);
+#endif
     /* For each looked-at warp, in array order (the trace's order of intervals): account the
      * cycles since it was last charged, retire it when drained, charge this cycle when it
      * cannot issue, else collect it. */
