@@ -783,17 +783,37 @@ static void retire(tctx *c, tsmsp *sp, tw *w, uint64_t t, tblock **done, int *nd
         done[(*ndone)++] = w->blk;
 }
 
-/* The classes whose queue or pipe is busy at t (bit r: class r), never RES_NONE (no queue, no
- * pipe). A class has either a queue (MIO, LG: qready, pready 0) or a pipe (the math classes:
- * pready, qready 0), and qp holds the one it has. */
+/* The classes whose queue or pipe is busy at t (bit r: class r; RES_NONE has neither, its qp
+ * stays 0). A class has either a queue (MIO, LG: qready, pready 0) or a pipe (the math
+ * classes: pready, qready 0), and qp holds the one it has. */
 static uint32_t busy_classes(const tsmsp *sp, uint64_t t)
 {
     _Static_assert(RES_COUNT <= 32, "busy_classes: one bit per class");
     uint32_t busy = 0;
-    for (int r = RES_NONE + 1; r < RES_COUNT; r++)
+    for (int r = 0; r < RES_COUNT; r++)
         busy |= (uint32_t)(sp->qp[r] > t) << r;
     return busy;
 }
+
+#ifdef SCHED_X86
+/* The same, eight classes per compare (once per evaluation: the loop above was 64 host
+ * instructions of it). Unsigned order by the flipped sign bit, as look_avx2. */
+__attribute__((target("avx2"))) static uint32_t busy_classes_avx2(const tsmsp *sp, uint64_t t)
+{
+    _Static_assert(RES_COUNT >= 8 && RES_COUNT <= 16, "busy_classes_avx2: 8 + a few classes");
+    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+    const __m256i tt = _mm256_xor_si256(_mm256_set1_epi64x((long long)t), sign);
+    const __m256i *v = (const __m256i *)(const void *)sp->qp;
+    __m256i a = _mm256_xor_si256(_mm256_loadu_si256(v), sign);
+    __m256i b = _mm256_xor_si256(_mm256_loadu_si256(v + 1), sign);
+    uint32_t busy =
+        (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, tt))) |
+        (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(b, tt))) << 4;
+    for (int r = 8; r < RES_COUNT; r++)
+        busy |= (uint32_t)(sp->qp[r] > t) << r;
+    return busy;
+}
+#endif
 
 /* The cycles [w->charged, t) of an active warp that sched_eval did not look at on them (no
  * trace: skip_busy): up to its ens (its own conditions satisfied from then on) the reasons of
@@ -830,6 +850,13 @@ static int look_scalar(const tsmsp *sp, int n, uint64_t t, uint32_t busy, int *l
     /* blocks of 8 unrolled (the loop's own count and branch were a third of the scan), then
      * the few warps of a scheduler with at most SCHED_SCAN_PAD / 2 (scan_count) */
     int i0 = 0;
+    if (!busy) { /* (sched_eval computes no mask for a few warps: the scan without it) */
+        for (; i0 < npad; i0++) {
+            look[nlook] = i0;
+            nlook += ens[i0] <= t;
+        }
+        return nlook;
+    }
     for (; i0 + SCHED_SCAN_PAD <= npad; i0 += SCHED_SCAN_PAD) {
 #pragma GCC unroll 8
         for (int k = i0; k < i0 + SCHED_SCAN_PAD; k++) {
@@ -908,14 +935,19 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * either (busy): it cannot issue, and the cycles it waits are charged when it is next
      * looked at (charge_skipped). With a trace every such warp is looked at, so that its
      * intervals are written in the order of the cycles (the sums are the same). */
-    uint32_t busy = c->tr ? 0 : busy_classes(sp, t);
+    /* (only from 5 warps on: with fewer, the mask costs more than the looks it saves; a
+     * busy mask of 0 looks at every warp whose own conditions are met, as with a trace) */
+    int skip = !c->tr && n > SCHED_SCAN_PAD / 2;
 #ifdef SCHED_X86
+    uint32_t busy = !skip ? 0 : c->avx2 ? busy_classes_avx2(sp, t) : busy_classes(sp, t);
     /* the vector scan from 5 warps on: below, the scalar one has fewer steps (scan_count) */
     int nlook = c->avx2 && n > SCHED_SCAN_PAD / 2 ? look_avx2(c, sp, n, t, busy, look)
                                                  : look_scalar(sp, n, t, busy, look);
 #else
+    uint32_t busy = skip ? busy_classes(sp, t) : 0;
     int nlook = look_scalar(sp, n, t, busy, look);
 #endif
+    sp->skipped |= busy != 0;
     /* For each looked-at warp, in array order (the trace's order of intervals): account the
      * cycles since it was last charged, retire it when drained, charge this cycle when it
      * cannot issue, else collect it. */
@@ -925,7 +957,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     for (int j = 0; j < nlook; j++) {
         int i = look[j];
         tw *w = sp->warps[i];
-        if (!c->tr && w->state == TW_ACTIVE && w->charged < t)
+        if (sp->skipped && w->state == TW_ACTIVE && w->charged < t)
             charge_skipped(c, w, t, ens[i]);
         shared_conds(sp, w);
         if (w->state == TW_DRAIN && w->t_drain <= t) {
