@@ -783,6 +783,11 @@ static void retire(tctx *c, tsmsp *sp, tw *w, uint64_t t, tblock **done, int *nd
         done[(*ndone)++] = w->blk;
 }
 
+/* sched_eval's choice of skipping warps held by a busy class: periods of evaluations, and
+ * held warps per evaluation beyond which it pays. */
+#define SKIP_PERIOD 256u
+#define SKIP_HELD 4u
+
 /* The classes whose queue or pipe is busy at t (bit r: class r; RES_NONE has neither, its qp
  * stays 0). A class has either a queue (MIO, LG: qready, pready 0) or a pipe (the math
  * classes: pready, qready 0), and qp holds the one it has. */
@@ -894,11 +899,13 @@ __attribute__((target("avx2"))) static int look_avx2(const tctx *c, const tsmsp 
         unsigned later =
             (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, tt))) |
             (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(b, tt))) << 4;
-        /* bit wres[k + j] of busy, for the eight warps: into each lane's sign bit */
-        __m256i r = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)
-                                                         (sp->wres + k)));
-        __m256i bit = _mm256_slli_epi32(_mm256_srlv_epi32(bsy, r), 31);
-        unsigned held = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(bit));
+        unsigned held = 0;
+        if (busy) { /* bit wres[k + j] of busy, for the eight warps: into each sign bit */
+            __m256i r = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)
+                                                             (sp->wres + k)));
+            __m256i bit = _mm256_slli_epi32(_mm256_srlv_epi32(bsy, r), 31);
+            held = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(bit));
+        }
         unsigned m = ~(later | held) & 0xffu; /* ens <= t, class free */
         __m128i idx8 = _mm_loadl_epi64((const __m128i *)(const void *)c->look_idx[m]);
         __m256i idx = _mm256_add_epi32(_mm256_cvtepu8_epi32(idx8), _mm256_set1_epi32(k));
@@ -935,9 +942,18 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * either (busy): it cannot issue, and the cycles it waits are charged when it is next
      * looked at (charge_skipped). With a trace every such warp is looked at, so that its
      * intervals are written in the order of the cycles (the sums are the same). */
-    /* (only from 5 warps on: with fewer, the mask costs more than the looks it saves; a
-     * busy mask of 0 looks at every warp whose own conditions are met, as with a trace) */
-    int skip = !c->tr && n > SCHED_SCAN_PAD / 2;
+    /* Only where it pays: from 5 warps on, on a scheduler that has looked at more than
+     * SKIP_HELD warps held by a busy class per evaluation over a period of SKIP_PERIOD (then
+     * for the rest of the run). Elsewhere the mask and the later charges cost more than the
+     * looks they save (red_shuffle, ilp_indep4: 3-6 % more host instructions); a busy mask
+     * of 0 looks at every warp whose own conditions are met, as with a trace. The choice
+     * follows the simulated state only: runs stay deterministic, and results are the same
+     * either way. */
+    if (!sp->lazy && ++sp->evals == SKIP_PERIOD) {
+        sp->lazy = sp->held > SKIP_HELD * SKIP_PERIOD;
+        sp->held = sp->evals = 0;
+    }
+    int skip = sp->lazy && !c->tr && n > SCHED_SCAN_PAD / 2;
 #ifdef SCHED_X86
     uint32_t busy = !skip ? 0 : c->avx2 ? busy_classes_avx2(sp, t) : busy_classes(sp, t);
     /* the vector scan from 5 warps on: below, the scalar one has fewer steps (scan_count) */
@@ -947,7 +963,9 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     uint32_t busy = skip ? busy_classes(sp, t) : 0;
     int nlook = look_scalar(sp, n, t, busy, look);
 #endif
-    sp->skipped |= busy != 0;
+    if (busy)
+        sp->skipped = 1;
+    const int skipped = sp->skipped; /* (read once: the charges below may alias it) */
     /* For each looked-at warp, in array order (the trace's order of intervals): account the
      * cycles since it was last charged, retire it when drained, charge this cycle when it
      * cannot issue, else collect it. */
@@ -957,7 +975,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     for (int j = 0; j < nlook; j++) {
         int i = look[j];
         tw *w = sp->warps[i];
-        if (sp->skipped && w->state == TW_ACTIVE && w->charged < t)
+        if (skipped && w->state == TW_ACTIVE && w->charged < t)
             charge_skipped(c, w, t, ens[i]);
         shared_conds(sp, w);
         if (w->state == TW_DRAIN && w->t_drain <= t) {
@@ -977,6 +995,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
                 stats_charge(c, w, STALL_NOT_SELECTED, t + 1);
         } else {
             charge_looked(c, w, t + 1, ens[i]);
+            sp->held++;
         }
     }
     if (nretired) { /* remove the retired warps, keeping the order */

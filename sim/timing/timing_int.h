@@ -228,6 +228,9 @@ typedef struct tsmsp {
     uint64_t qready[RES_COUNT], pready[RES_COUNT];
     uint64_t qp[RES_COUNT]; /* max(qready, pready): the first cycle the class can issue */
     uint8_t skipped;        /* sched_eval has skipped a warp of a busy class (charge_skipped) */
+    uint8_t lazy;           /* skip warps of busy classes (sched_eval: once they are many) */
+    uint32_t held, evals;   /* warps looked at and held by a busy class; evaluations (the
+                             * current period of SKIP_PERIOD) */
     uint64_t sfu_free, lsu_free;
     uint64_t its_free;      /* the unit that runs __syncwarps of diverged warps (its_sync) */
     uint64_t alu_free, heavy_free, lite_free; /* math pipes: first free cycle (T_INF: absent) */
