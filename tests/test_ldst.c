@@ -170,21 +170,19 @@ static void test_word_strides(void **state)
 static void test_double_strides(void **state)
 {
     (void)state;
-    exec_step_info in;
-    memset(&in, 0, sizeof in);
-    in.exec_mask = 0xffffffffu;
-    in.mem_size = 8;
-    uint32_t wf, id;
-    for (int l = 0; l < 32; l++)
-        in.addr[l] = 4096 + 128u * (uint32_t)l;
-    ldst_shared(&in, 32, 4, &wf, &id);
-    assert_int_equal(wf, 32);
-    assert_int_equal(id, 2);
-    for (int l = 0; l < 32; l++)
-        in.addr[l] = 4096 + 16u * (uint32_t)l;
-    ldst_shared(&in, 32, 4, &wf, &id);
-    assert_int_equal(wf, 4);
-    assert_int_equal(id, 2);
+    static const struct { uint32_t stride, wf; } cases[] = {{128, 32}, {16, 4}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        exec_step_info in;
+        memset(&in, 0, sizeof in);
+        in.exec_mask = 0xffffffffu;
+        in.mem_size = 8;
+        for (int l = 0; l < 32; l++)
+            in.addr[l] = 4096 + cases[c].stride * (uint32_t)l;
+        uint32_t wf, id;
+        ldst_shared(&in, 32, 4, &wf, &id);
+        assert_int_equal(wf, cases[c].wf);
+        assert_int_equal(id, 2);
+    }
 }
 
 /* Hand-derived: 32 lanes x 4 bytes from a 128-byte boundary = 4 sectors in 1 line, 1

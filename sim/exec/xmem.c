@@ -247,16 +247,6 @@ static void warp_move(uint64_t *D, uint8_t *h, uint32_t esz, int form, uint64_t 
 {
     if (form == XW_UNIFORM) { /* a load */
         SET_LANES(D, load_le(h, esz), m);
-    } else if ((m != XFULL || form == XW_STRIDED) && esz == 8) {
-        /* as below with the size known: one 8-byte move per lane, not a call */
-        for (; m; m &= m - 1) {
-            int l = __builtin_ctz(m);
-            uint8_t *hl = lane_at(h, step, l);
-            if (store)
-                memcpy(hl, &D[l], 8);
-            else
-                memcpy(&D[l], hl, 8);
-        }
     } else if (m != XFULL || form == XW_STRIDED) {
         /* lanes that do not execute touch neither memory nor registers */
         for (; m; m &= m - 1) {

@@ -446,7 +446,7 @@ static void queue_warps(tctx *c, int s, uint64_t end, uint8_t step)
              * instruction in the window, and its whole register file is more lines than
              * that one needs (bk_double16: a fifth of the run waited on such prefetches) */
             uint8_t next_only = qe > e;
-            if (step != PFQ_WARP && qe > e)
+            if (step != PFQ_WARP && next_only)
                 e = qe;
             if (e < end && (step == PFQ_WARP || w->state == TW_ACTIVE) &&
                 c->pfq_n < c->pfq_cap)

@@ -821,9 +821,9 @@ __attribute__((target("avx2"))) static uint32_t busy_classes_avx2(const tsmsp *s
 #endif
 
 /* The cycles [w->charged, t) of an active warp that sched_eval did not look at on them (no
- * trace: skip_busy): up to its ens (its own conditions satisfied from then on) the reasons of
+ * trace, a lazy scheduler: the busy mask of its first scan): up to its ens (its own conditions satisfied from then on) the reasons of
  * its own conditions, as always; from then on its class's queue or pipe, which was busy on
- * each of those cycles: on a cycle the scheduler was evaluated, skip_busy found it busy, and
+ * each of those cycles: on a cycle the scheduler was evaluated, the mask found it busy, and
  * on any other cycle the warp would have woken the scheduler (the wake-up scan's least
  * max(ens, qp)) had it been free. A warp looked at on every cycle, as with a trace, gets the
  * same reasons one cycle at a time. */
@@ -963,9 +963,9 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     uint32_t busy = skip ? busy_classes(sp, t) : 0;
     int nlook = look_scalar(sp, n, t, busy, look);
 #endif
-    if (busy)
-        sp->skipped = 1;
-    const int skipped = sp->skipped; /* (read once: the charges below may alias it) */
+    /* a lazy scheduler may have skipped warps on earlier evaluations (read once: the charges
+     * below may alias it) */
+    const int skipped = sp->lazy && !c->tr;
     /* For each looked-at warp, in array order (the trace's order of intervals): account the
      * cycles since it was last charged, retire it when drained, charge this cycle when it
      * cannot issue, else collect it. */

@@ -227,7 +227,6 @@ typedef struct tsmsp {
     /* per RES_* class: first cycle its queue has room / its pipe is free (0 when n/a) */
     uint64_t qready[RES_COUNT], pready[RES_COUNT];
     uint64_t qp[RES_COUNT]; /* max(qready, pready): the first cycle the class can issue */
-    uint8_t skipped;        /* sched_eval has skipped a warp of a busy class (charge_skipped) */
     uint8_t lazy;           /* skip warps of busy classes (sched_eval: once they are many) */
     uint32_t held, evals;   /* warps looked at and held by a busy class; evaluations (the
                              * current period of SKIP_PERIOD) */
