@@ -408,6 +408,47 @@ uint64_t memsys_min_l2_latency(const arch_t *a)
     return m > 1 ? (uint64_t)m : 1u;
 }
 
+/* A position in the replay's L2 operations: request order[k], its operation o. */
+struct hint_cursor {
+    size_t k;
+    uint32_t o;
+};
+#define MEMSYS_HINT_SET_AHEAD 48u
+#define MEMSYS_HINT_WAY_AHEAD 12u
+
+/* The operation at c (NULL past the last one) and its request (*fq); c then moves on. */
+static struct dop *hint_next(memsys_t *m, size_t nq, struct hint_cursor *c,
+                             const struct dreq **fq)
+{
+    for (; c->k < nq; c->k++, c->o = 0) {
+        const struct dreq *f = &m->dq[m->order[c->k]];
+        if (c->o < f->nop) {
+            *fq = f;
+            return &m->dops[f->op0 + c->o++];
+        }
+    }
+    return NULL;
+}
+
+static void hint_next_set(memsys_t *m, size_t nq, struct hint_cursor *c)
+{
+    const struct dreq *f;
+    struct dop *p = hint_next(m, nq, c, &f);
+    if (p)
+        l2_hint_set(m->l2, p->line, &p->hint);
+}
+
+static void hint_next_way(memsys_t *m, size_t nq, struct hint_cursor *c)
+{
+    const struct dreq *f;
+    struct dop *p = hint_next(m, nq, c, &f);
+    if (!p)
+        return;
+    l2_hint_way(m->l2, p->line, &p->hint);
+    if (p->kind == MEMSYS_LOAD && p->l1 != DOP_NO_L1)
+        __builtin_prefetch(cache_line_at(m->l1[f->sm], p->l1), 1);
+}
+
 int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
 {
     *out = NULL;
@@ -440,26 +481,20 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
         m->cnt[c] += m->cnt[c - 1];
     for (size_t i = 0; i < nq; i++)
         m->order[m->cnt[m->dq[i].issue - lo]++] = (uint32_t)i;
+    /* The replay knows what comes: two cursors run ahead of it over the L2 operations in
+     * replay order, one MEMSYS_HINT_SET_AHEAD operations ahead asking the host for each one's
+     * L2 set (tags, recency record, victim line), one MEMSYS_HINT_WAY_AHEAD ahead finding the
+     * way (its tags now at hand) and asking for that line and for a load's L1 line (whose SM
+     * ran long ago) that the fill below writes. Counted in operations, not requests: a request
+     * of 32 scattered lines has 32 of them. (A prepared L2 lookup stays exact while fewer than
+     * 65536 allocations enter its set before it is made, cache.h: here at most
+     * MEMSYS_HINT_SET_AHEAD.) */
+    struct hint_cursor hs = {0}, hw = {0};
+    for (uint32_t a = 0; a < MEMSYS_HINT_SET_AHEAD; a++)
+        hint_next_set(m, nq, &hs);
+    for (uint32_t a = 0; a < MEMSYS_HINT_WAY_AHEAD; a++)
+        hint_next_way(m, nq, &hw);
     for (size_t k = 0; k < nq; k++) {
-        /* the replay knows what comes: the L2 sets (and a load's L1 set, whose SM ran long
-         * ago, for the fill below) a few requests ahead */
-        if (k + 16 < nq) {
-            const struct dreq *f = &m->dq[m->order[k + 16]];
-            for (uint32_t o = 0; o < f->nop && o < 4; o++)
-                l2_hint_set(m->l2, m->dops[f->op0 + o].line, &m->dops[f->op0 + o].hint);
-        }
-        /* (a prepared L2 lookup stays exact while fewer than 65536 allocations enter its set
-         * before it is made, cache.h: here at most the lines of 4 requests, 32 each) */
-        if (k + 4 < nq) { /* and, their tags now at hand, the lines themselves */
-            const struct dreq *f = &m->dq[m->order[k + 4]];
-            cache_t *fl1 = m->l1[f->sm];
-            for (uint32_t o = 0; o < f->nop && o < 4; o++) {
-                struct dop *p = &m->dops[f->op0 + o];
-                l2_hint_way(m->l2, p->line, &p->hint);
-                if (p->kind == MEMSYS_LOAD && p->l1 != DOP_NO_L1)
-                    __builtin_prefetch(cache_line_at(fl1, p->l1), 1);
-            }
-        }
         uint32_t i = m->order[k];
         struct dreq *q = &m->dq[i];
         uint64_t v = q->known;
@@ -470,6 +505,8 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
             struct dop *p = &m->dops[q->op0 + o];
             uint64_t token = MEMSYS_TOKEN + q->op0 + o;
             uint64_t r;
+            hint_next_set(m, nq, &hs);
+            hint_next_way(m, nq, &hw);
             switch (p->kind) {
             case MEMSYS_LOAD: {
                 r = l2_read_h(m->l2, p->line, p->mask, q->part, p->t, &p->hint);
