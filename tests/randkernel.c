@@ -987,10 +987,10 @@ static int check_trace(const rcase *rc, const char *path, const timing_result *r
     return bad;
 }
 
-/* One run: functional (policy < 0) or timed (with a trace when trace_path is not NULL); 0 when
- * it matches the CPU. A timed run's cycles and stall totals go to sums when it is not NULL
- * (STALL_COUNT + 1 entries). */
-static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy,
+/* One run: functional (policy < 0) or timed (with a trace when trace_path is not NULL; lazy:
+ * timing_config's lazy_always); 0 when it matches the CPU. A timed run's cycles and stall
+ * totals go to sums when it is not NULL (STALL_COUNT + 1 entries). */
+static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy, int lazy,
                    const char *trace_path, uint64_t *sums)
 {
     char how[80], dm[1400];
@@ -998,6 +998,8 @@ static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy,
              policy < 0 ? "-" : sched_policy_name(policy), schedule ? "scheduled" : "PTX order");
     if (policy >= 0 && a->sm_count == 1)
         snprintf(how + strlen(how), sizeof how - strlen(how), ", one SM");
+    if (lazy)
+        snprintf(how + strlen(how), sizeof how - strlen(how), ", lazy");
     diag_t d = {0};
     ptx_module *m = parse(rc, schedule, &d);
     if (!m) {
@@ -1029,6 +1031,7 @@ static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy,
         cfg.params = params;
         cfg.params_size = sizeof params;
         cfg.trace_path = trace_path;
+        cfg.lazy_always = lazy;
         timing_result r;
         memset(&r, 0, sizeof r);
         if (timing_run(m, ptx_find_func(m, "k"), a, &cfg, mem, &r, &d) != WL_OK) {
@@ -1087,20 +1090,31 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
     if (fd >= 0)
         close(fd);
     /* and the same run without a trace, which looks at fewer warps per cycle (sched_eval's
-     * skip_busy), must give the same cycles and stall totals */
-    uint64_t with[STALL_COUNT + 1] = {0}, without[STALL_COUNT + 1] = {0};
-    int bad = run_one(&rc, a, 0, -1, NULL, NULL) || run_one(&rc, a, 1, -1, NULL, NULL) ||
-              run_one(&rc, a, 1, SCHED_LRR, NULL, NULL) ||
-              run_one(&rc, a, 1, SCHED_GTO, NULL, NULL) ||
-              run_one(&rc, a, 1, SCHED_TWO_LEVEL, NULL, NULL) ||
-              run_one(&rc, a, 0, SCHED_GTO, NULL, NULL) ||
-              run_one(&rc, &one, 1, SCHED_GTO, fd >= 0 ? tpath : NULL, with) ||
-              run_one(&rc, &one, 1, SCHED_GTO, NULL, without);
-    for (int i = 0; i <= STALL_COUNT && !bad && fd >= 0; i++)
-        if (with[i] != without[i])
-            bad = fail(&rc, "one SM, with a trace and without: %s %llu and %llu",
-                       i < STALL_COUNT ? stall_name(i) : "cycles",
-                       (unsigned long long)with[i], (unsigned long long)without[i]);
+     * lazy mode, once it pays), must give the same cycles and stall totals; so must the
+     * same without a trace in the lazy mode from the first cycle (lazy_always: few warps
+     * never make it pay), under gto and lrr (their picks in that mode read sp's arrays) */
+    uint64_t with[STALL_COUNT + 1] = {0}, without[STALL_COUNT + 1] = {0},
+             lazy[STALL_COUNT + 1] = {0}, lrr_with[STALL_COUNT + 1] = {0},
+             lrr_lazy[STALL_COUNT + 1] = {0};
+    int bad = run_one(&rc, a, 0, -1, 0, NULL, NULL) || run_one(&rc, a, 1, -1, 0, NULL, NULL) ||
+              run_one(&rc, a, 1, SCHED_LRR, 0, NULL, NULL) ||
+              run_one(&rc, a, 1, SCHED_GTO, 0, NULL, NULL) ||
+              run_one(&rc, a, 1, SCHED_TWO_LEVEL, 0, NULL, NULL) ||
+              run_one(&rc, a, 0, SCHED_GTO, 0, NULL, NULL) ||
+              run_one(&rc, &one, 1, SCHED_GTO, 0, fd >= 0 ? tpath : NULL, with) ||
+              run_one(&rc, &one, 1, SCHED_GTO, 0, NULL, without) ||
+              run_one(&rc, &one, 1, SCHED_GTO, 1, NULL, lazy) ||
+              run_one(&rc, &one, 1, SCHED_LRR, 0, fd >= 0 ? tpath : NULL, lrr_with) ||
+              run_one(&rc, &one, 1, SCHED_LRR, 1, NULL, lrr_lazy);
+    static const char *const what[] = {"with a trace and without", "with a trace and lazy",
+                                       "lrr, with a trace and lazy"};
+    const uint64_t *pair[][2] = {{with, without}, {with, lazy}, {lrr_with, lrr_lazy}};
+    for (int q = 0; q < 3 && !bad && fd >= 0; q++)
+        for (int i = 0; i <= STALL_COUNT && !bad; i++)
+            if (pair[q][0][i] != pair[q][1][i])
+                bad = fail(&rc, "one SM, %s: %s %llu and %llu", what[q],
+                           i < STALL_COUNT ? stall_name(i) : "cycles",
+                           (unsigned long long)pair[q][0][i], (unsigned long long)pair[q][1][i]);
     if (fd >= 0)
         unlink(tpath);
     free(ptx);

@@ -211,7 +211,6 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->sp = hugemem_arena_alloc(c->arena, (size_t)c->nsm * (size_t)c->nsub * sizeof *c->sp,
                                 _Alignof(tsmsp));
     c->scratch_blocks = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_blocks);
-    c->scratch_warps = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_warps);
     c->pfq_cap = 3 * ((uint32_t)a->max_warps_per_sm + 1); /* three SMs' warps at most */
     c->pfq = calloc(c->pfq_cap, sizeof *c->pfq);
     c->stat = calloc(c->nf, sizeof *c->stat);
@@ -219,7 +218,7 @@ static wl_status setup(tctx *c, const timing_config *cfg)
         if (c->m->funcs[f].ninsns &&
             !(c->stat[f] = calloc(c->m->funcs[f].ninsns, sizeof *c->stat[f])))
             return oom(c);
-    if (!c->sms || !c->sp || !c->scratch_blocks || !c->scratch_warps || !c->pfq || !c->stat)
+    if (!c->sms || !c->sp || !c->scratch_blocks || !c->pfq || !c->stat)
         return oom(c);
     int gpc = 0, left = a->gpc_count > 0 ? a->gpc_sms[0] : c->nsm;
     for (int s = 0; s < c->nsm; s++) {
@@ -241,6 +240,7 @@ static wl_status setup(tctx *c, const timing_config *cfg)
             sp->sub = k;
             sm->wake[k] = T_INF;
             sp->last_slot = UINT32_MAX;
+            sp->lazy = cfg->lazy_always != 0;
             sp->lite_free = a->fma_heavy_lite ? 0 : T_INF; /* one FMA pipe: "heavy" is it */
             /* ens and wres up to a multiple of SCHED_SCAN_PAD past the warps (sched_eval) */
             size_t cap = (size_t)a->max_warps_per_sm + SCHED_SCAN_PAD;
@@ -248,7 +248,11 @@ static wl_status setup(tctx *c, const timing_config *cfg)
                 c->arena, ((size_t)a->max_warps_per_sm + 1) * sizeof *sp->warps, 64);
             sp->ens = hugemem_arena_alloc(c->arena, cap * sizeof *sp->ens, 64);
             sp->wres = hugemem_arena_alloc(c->arena, cap, 64);
-            if (!sp->warps || !sp->ens || !sp->wres)
+            sp->wage = hugemem_arena_alloc(c->arena, cap * sizeof *sp->wage, 64);
+            sp->ns_lazy = hugemem_arena_alloc(c->arena, cap, 64);
+            sp->ns_snap = hugemem_arena_alloc(c->arena, cap * sizeof *sp->ns_snap, 64);
+            if (!sp->warps || !sp->ens || !sp->wres || !sp->wage || !sp->ns_lazy ||
+                !sp->ns_snap)
                 return oom(c);
             for (size_t i = 0; i < cap; i++)
                 sp->ens[i] = T_INF;
@@ -352,7 +356,6 @@ static void teardown(tctx *c)
     free(c->stat);
     hugemem_arena_destroy(c->arena); /* the SMs, schedulers and blocks */
     free(c->scratch_blocks);
-    free(c->scratch_warps);
     free(c->pfq);
     free(c->scratch_resolve);
     mem_destroy(c->mem);

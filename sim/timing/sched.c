@@ -493,6 +493,8 @@ void sched_add_warp(tctx *c, tsmsp *sp, tw *w)
     sp->warps[w->idx] = w;
     sp->ens[w->idx] = own_ready(w);
     sp->wres[w->idx] = w->res;
+    sp->wage[w->idx] = w->age;
+    sp->ns_lazy[w->idx] = 0;
     w->pend_seq = ++sp->pend_seq;
     tgpu_wake(c, sp, w->start);
 }
@@ -712,28 +714,29 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 /* Warps one scheduler can hold: the arch allows at most 128 per SM (arch.c). */
 #define EVAL_MAX_WARPS 129
 
-/* Picks the warp to issue among the eligible ones (n > 0). */
-static tw *pick(tctx *c, tsmsp *sp, tw **el, int n)
+/* Picks the warp to issue among the eligible ones (n > 0): their positions in sp's arrays. */
+static int pick(tctx *c, tsmsp *sp, const int *el, int n)
 {
-    tw *best = NULL;
+    int best = -1;
     switch (c->policy) {
     case SCHED_GTO:
         for (int i = 0; i < n; i++)
-            if (el[i] == sp->last_warp)
+            if (sp->warps[el[i]] == sp->last_warp)
                 return el[i];
         for (int i = 0; i < n; i++)
-            if (!best || el[i]->age < best->age)
+            if (best < 0 || sp->wage[el[i]] < sp->wage[best])
                 best = el[i];
         return best;
     default: { /* lrr, and two-level inside its active set */
-        tw *wrap = NULL;
+        int wrap = -1;
         for (int i = 0; i < n; i++) {
-            if (el[i]->slot > sp->last_slot && (!best || el[i]->slot < best->slot))
+            uint32_t s = sp->warps[el[i]]->slot;
+            if (s > sp->last_slot && (best < 0 || s < sp->warps[best]->slot))
                 best = el[i];
-            if (!wrap || el[i]->slot < wrap->slot)
+            if (wrap < 0 || s < sp->warps[wrap]->slot)
                 wrap = el[i];
         }
-        return best ? best : wrap;
+        return best >= 0 ? best : wrap;
     }
     }
 }
@@ -834,6 +837,22 @@ static void charge_skipped(tctx *c, tw *w, uint64_t t, uint64_t ens)
     w->T[C_QUEUE] = queue ? t : 0;
     w->T[C_PIPE] = !queue && r != RES_NONE ? t : 0;
     charge_looked(c, w, t, ens);
+}
+
+/* The cycles [charged, t) of the lazy warp at position i (sched_eval): not_selected on the
+ * evaluations since its stretch began that found its class free, its class's queue or pipe on
+ * the others. It is no longer lazy. */
+static void settle_lazy(tctx *c, tsmsp *sp, int i, uint64_t t)
+{
+    tw *w = sp->warps[i];
+    uint8_t r = sp->wres[i];
+    stats_charge(c, w, STALL_NOT_SELECTED, w->charged + (sp->elig[r] - sp->ns_snap[i]));
+    stats_charge(c, w,
+                 r == RES_MIO  ? STALL_MIO_THROTTLE
+                 : r == RES_LG ? STALL_LG_THROTTLE
+                               : STALL_MATH_PIPE_THROTTLE,
+                 t);
+    sp->ns_lazy[i] = 0;
 }
 
 /* How far sched_eval's scans run for n warps: n rounded up to a multiple of SCHED_SCAN_PAD
@@ -966,14 +985,32 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     /* a lazy scheduler may have skipped warps on earlier evaluations (read once: the charges
      * below may alias it) */
     const int skipped = sp->lazy && !c->tr;
+    /* On such a scheduler (not two-level, whose inactive warps are charged differently) an
+     * eligible warp that is not selected is not charged each evaluation either: it becomes
+     * "lazy" (ns_lazy) and is not looked at again, its record untouched, until it is
+     * selected or its class is found busy. Its cycles since then are charged at once
+     * (settle_lazy): the evaluations that found its class free (elig counts them per class)
+     * found it eligible and picked another warp, so not_selected; every other cycle its class
+     * was busy (an evaluated cycle: the mask said so; any other: the warp would have woken
+     * the scheduler), so mio_throttle, lg_throttle or math_pipe_throttle, as charge_skipped
+     * says. The same sums as charging each cycle. */
+    const int lns = skipped && c->policy != SCHED_TWO_LEVEL;
+    uint32_t fbusy = lns ? (skip ? busy : busy_classes(sp, t)) : 0;
     /* For each looked-at warp, in array order (the trace's order of intervals): account the
      * cycles since it was last charged, retire it when drained, charge this cycle when it
      * cannot issue, else collect it. */
     tblock **done = c->scratch_blocks; /* max_warps_per_sm + 1 entries each */
-    tw **el = c->scratch_warps;
+    int el[EVAL_MAX_WARPS];
     int ndone = 0, nel = 0, nretired = 0;
     for (int j = 0; j < nlook; j++) {
         int i = look[j];
+        if (lns && sp->ns_lazy[i]) {
+            if (!(fbusy >> sp->wres[i] & 1)) { /* eligible again, nothing to charge yet */
+                el[nel++] = i;
+                continue;
+            }
+            settle_lazy(c, sp, i, t); /* held by its class now: charged as any other */
+        }
         tw *w = sp->warps[i];
         if (skipped && w->state == TW_ACTIVE && w->charged < t)
             charge_skipped(c, w, t, ens[i]);
@@ -990,7 +1027,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
             w->T[C_PIPE] <= t) {
             charge_looked(c, w, t, ens[i]);
             if (c->policy != SCHED_TWO_LEVEL || w->in_active)
-                el[nel++] = w;
+                el[nel++] = i;
             else
                 stats_charge(c, w, STALL_NOT_SELECTED, t + 1);
         } else {
@@ -998,6 +1035,34 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
             sp->held++;
         }
     }
+    /* the warp picked (its position; the retired warps are still in place) */
+    int isel = nel ? pick(c, sp, el, nel) : -1;
+    tw *sel = isel >= 0 ? sp->warps[isel] : NULL;
+    for (int k = 0; k < nel; k++) {
+        int i = el[k];
+        if (i == isel) {
+            if (sp->ns_lazy[i])
+                settle_lazy(c, sp, i, t);
+            stats_charge(c, sel, STALL_SELECTED, t + 1);
+        } else if (!lns) {
+            stats_charge(c, sp->warps[i], STALL_NOT_SELECTED, t + 1);
+        } else if (!sp->ns_lazy[i]) { /* charged up to t: lazy from t on */
+            sp->ns_lazy[i] = 1;
+            sp->ns_snap[i] = sp->elig[sp->wres[i]];
+        }
+    }
+    if (lns && t >= sp->elig_t) { /* cycle t counts for every class free at it */
+        for (int k = 0; k < RES_COUNT; k++)
+            sp->elig[k] += !(fbusy >> k & 1);
+        sp->elig_t = t + 1;
+    }
+    /* the classes of the warps not picked, for the wake-up test after the issue (positions
+     * change when retired warps are removed) */
+    uint8_t elres[EVAL_MAX_WARPS];
+    int nelres = 0;
+    for (int k = 0; k < nel; k++)
+        if (el[k] != isel)
+            elres[nelres++] = sp->wres[el[k]];
     if (nretired) { /* remove the retired warps, keeping the order */
         int o = 0;
         for (int i = 0; i < n; i++) {
@@ -1008,6 +1073,9 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
                 sp->warps[o] = w;
                 sp->ens[o] = sp->ens[i];
                 sp->wres[o] = sp->wres[i];
+                sp->wage[o] = sp->wage[i];
+                sp->ns_lazy[o] = sp->ns_lazy[i];
+                sp->ns_snap[o] = sp->ns_snap[i];
                 w->idx = o;
             }
             o++;
@@ -1018,9 +1086,6 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         if (o == 0) /* the scheduler became empty at t */
             r->sched_active_cycles += t - sp->active_since;
     }
-    tw *sel = nel ? pick(c, sp, el, nel) : NULL;
-    for (int i = 0; i < nel; i++)
-        stats_charge(c, el[i], el[i] == sel ? STALL_SELECTED : STALL_NOT_SELECTED, t + 1);
     wl_status st = WL_OK;
     if (sel) {
         r->sched_issue_cycles++;
@@ -1037,22 +1102,20 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
 
     /* the next cycle anything can happen here: a warp's own conditions, its class's queue and
      * pipe, and never before t + 1 (a warp at a barrier has ens T_INF and never counts) */
-    uint64_t t1 = t + 1;
     /* the usual cases of a busy scheduler: the warp that issued can issue its next
      * instruction at t + 1, or a warp that was eligible now and not picked (its own
      * conditions still hold) finds its queue and pipe free then: t + 1 is the earliest
      * possible cycle, so the scan below would give it */
+    uint64_t t1 = t + 1;
     if (sel && sp->ens[sel->idx] <= t1 && sp->qp[sel->res] <= t1) {
         tgpu_wake(c, sp, t1);
         return WL_OK;
     }
-    for (int i = 0; i < nel; i++) {
-        uint8_t k = el[i]->res;
-        if (el[i] != sel && sp->qp[k] <= t1) {
+    for (int k = 0; k < nelres; k++)
+        if (sp->qp[elres[k]] <= t1) {
             tgpu_wake(c, sp, t1);
             return WL_OK;
         }
-    }
     /* max(ens, qp, t1) over the warps: the least of max(ens, qp), then at least t1 */
     uint64_t next = T_INF;
     const uint64_t *qp = sp->qp;

@@ -44,6 +44,10 @@ typedef struct {
                                    more than the shortest L2-side latency: that latency (281 on
                                    the H200); 1: one cycle at a time (docs/model.md, section 8) */
     const char *trace_path;     /* NULL: no trace */
+    int lazy_always;            /* 1: every scheduler defers the charges of the warps it does
+                                   not look at from its first evaluation, instead of choosing
+                                   to once it pays (sched.c, sched_eval). The results are the
+                                   same either way; the tests use it to check that. */
     const char *ptx_path;       /* recorded in the trace header (may be NULL) */
     const char *ptx_source;     /* PTX text embedded in the trace (may be NULL) */
     /* Called about every million warp instructions (NULL: never); the CLI prints progress. */

@@ -217,6 +217,12 @@ typedef struct tsmsp {
     tw **warps;             /* resident warps, in arrival order */
     uint64_t *ens;          /* per warp: cycle its own conditions allow an issue (or retire) */
     uint8_t *wres;          /* per warp: RES_* of its pending instruction */
+    uint64_t *wage;         /* per warp: its age (gto's pick reads it here, not in the warp) */
+    /* per warp, a lazy scheduler without a trace (sched_eval): 1 while the warp is eligible
+     * and not selected, its cycles since `charged` not yet charged, and the count of
+     * evaluations that found its class free (elig[wres]) when the stretch began */
+    uint8_t *ns_lazy;
+    uint64_t *ns_snap;
     int nwarps;
     uint64_t active_since;  /* first cycle of the current stretch with resident warps */
     int sub;                /* index in its SM: the SM's wake[sub] is its next evaluation */
@@ -228,6 +234,8 @@ typedef struct tsmsp {
     uint64_t qready[RES_COUNT], pready[RES_COUNT];
     uint64_t qp[RES_COUNT]; /* max(qready, pready): the first cycle the class can issue */
     uint8_t lazy;           /* skip warps of busy classes (sched_eval: once they are many) */
+    uint64_t elig[RES_COUNT]; /* per class: evaluations (distinct cycles) that found it free */
+    uint64_t elig_t;        /* the cycle of the last evaluation counted in elig, + 1 */
     uint32_t held, evals;   /* warps looked at and held by a busy class; evaluations (the
                              * current period of SKIP_PERIOD) */
     uint64_t sfu_free, lsu_free;
@@ -289,8 +297,7 @@ typedef struct tctx {
     uint64_t age_seq;
     uint32_t queue_depth;
     uint32_t smem_pool;     /* shared memory per SM of the launch's carveout (occupancy) */
-    struct tblock **scratch_blocks; /* sched_eval's lists, max_warps_per_sm + 1 entries */
-    tw **scratch_warps;
+    struct tblock **scratch_blocks; /* sched_eval's blocks done, max_warps_per_sm + 1 entries */
     tw **scratch_resolve;   /* resolve_window's warps */
     /* Host-cache prefetches of the next SMs' warps asked for while this SM runs, a few after
      * each evaluation (gpu.c queue_warps, run_sm): 3 x (max_warps_per_sm + 1) entries. */
