@@ -24,7 +24,10 @@
  * one-SM run's trace must read back and agree with its result (cycles, one record per block and
  * warp, one issue per warp instruction, intervals covering exactly the resident warp-cycles);
  * the one-SM run is made again without a trace (sched_eval then skips warps whose queue or pipe
- * is busy) and must give the same cycles and stall totals.
+ * is busy, once that pays), and without a trace in that lazy mode from the first cycle
+ * (timing_config.lazy_always: eligible warps not selected are charged later too), and the
+ * traced and the lazy one-SM runs again under lrr: each must give the same cycles and stall
+ * totals as its traced run (eleven ways in all).
  * Relies on two choices of the model (docs/robustness.md): shared memory and local memory read
  * as zeros before the first write (the executor clears them at block start).
  */
@@ -109,7 +112,7 @@ char *rk_ptx(const rk_prog *p);
 /* The CPU's evaluation: in holds 2 words per thread; out gets NREG words per thread, then NACC
  * reduction words (what the kernel's out buffer must hold). */
 void rk_reference(const rk_prog *p, const uint32_t *in, uint32_t *out);
-/* Runs p's kernel the eight ways above on arch a (h200) with inputs derived from seed; 0 when
+/* Runs p's kernel the eleven ways above on arch a (h200) with inputs derived from seed; 0 when
  * every run matches the CPU, else 1 with what differed in msg (the PTX goes to stderr). */
 int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t msize);
 

@@ -1,5 +1,5 @@
 /* random_kernels: generated PTX kernels against a CPU evaluation, through every execution path
- * (tests/randkernel.h says what the programs hold and the eight ways each one runs).
+ * (tests/randkernel.h says what the programs hold and the eleven ways each one runs).
  *
  * The seeds are fixed (deterministic); WL_RANDOM_KERNELS=N runs N seeds instead of the
  * default, WL_RANDOM_SEED=S starts at S (a long campaign: docs/robustness.md), and
