@@ -719,14 +719,16 @@ static int pick(tctx *c, tsmsp *sp, const int *el, int n)
 {
     int best = -1;
     switch (c->policy) {
-    case SCHED_GTO:
+    case SCHED_GTO: {
+        int last = sp->last_warp ? sp->last_warp->idx : -1; /* the greedy warp's position */
         for (int i = 0; i < n; i++)
-            if (sp->warps[el[i]] == sp->last_warp)
+            if (el[i] == last)
                 return el[i];
         for (int i = 0; i < n; i++)
             if (best < 0 || sp->wage[el[i]] < sp->wage[best])
                 best = el[i];
         return best;
+    }
     default: { /* lrr, and two-level inside its active set */
         int wrap = -1;
         for (int i = 0; i < n; i++) {
@@ -839,14 +841,21 @@ static void charge_skipped(tctx *c, tw *w, uint64_t t, uint64_t ens)
     charge_looked(c, w, t, ens);
 }
 
+/* Evaluations (distinct cycles) of a lazy scheduler that found class r free. */
+static inline uint64_t elig_of(const tsmsp *sp, uint8_t r)
+{
+    return sp->nevals - sp->busy_evals[r];
+}
+
 /* The cycles [charged, t) of the lazy warp at position i (sched_eval): not_selected on the
  * evaluations since its stretch began that found its class free, its class's queue or pipe on
- * the others. It is no longer lazy. */
+ * the others (a class with neither, RES_NONE, is never busy: a warp of it has no such
+ * cycles). It is no longer lazy. */
 static void settle_lazy(tctx *c, tsmsp *sp, int i, uint64_t t)
 {
     tw *w = sp->warps[i];
     uint8_t r = sp->wres[i];
-    stats_charge(c, w, STALL_NOT_SELECTED, w->charged + (sp->elig[r] - sp->ns_snap[i]));
+    stats_charge(c, w, STALL_NOT_SELECTED, w->charged + (elig_of(sp, r) - sp->ns_snap[i]));
     stats_charge(c, w,
                  r == RES_MIO  ? STALL_MIO_THROTTLE
                  : r == RES_LG ? STALL_LG_THROTTLE
@@ -972,30 +981,35 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         sp->lazy = sp->held > SKIP_HELD * SKIP_PERIOD;
         sp->held = sp->evals = 0;
     }
-    int skip = sp->lazy && !c->tr && n > SCHED_SCAN_PAD / 2;
-#ifdef SCHED_X86
-    uint32_t busy = !skip ? 0 : c->avx2 ? busy_classes_avx2(sp, t) : busy_classes(sp, t);
-    /* the vector scan from 5 warps on: below, the scalar one has fewer steps (scan_count) */
-    int nlook = c->avx2 && n > SCHED_SCAN_PAD / 2 ? look_avx2(c, sp, n, t, busy, look)
-                                                 : look_scalar(sp, n, t, busy, look);
-#else
-    uint32_t busy = skip ? busy_classes(sp, t) : 0;
-    int nlook = look_scalar(sp, n, t, busy, look);
-#endif
     /* a lazy scheduler may have skipped warps on earlier evaluations (read once: the charges
      * below may alias it) */
     const int skipped = sp->lazy && !c->tr;
+    int skip = skipped && n > SCHED_SCAN_PAD / 2;
     /* On such a scheduler (not two-level, whose inactive warps are charged differently) an
      * eligible warp that is not selected is not charged each evaluation either: it becomes
      * "lazy" (ns_lazy) and is not looked at again, its record untouched, until it is
      * selected or its class is found busy. Its cycles since then are charged at once
-     * (settle_lazy): the evaluations that found its class free (elig counts them per class)
-     * found it eligible and picked another warp, so not_selected; every other cycle its class
-     * was busy (an evaluated cycle: the mask said so; any other: the warp would have woken
-     * the scheduler), so mio_throttle, lg_throttle or math_pipe_throttle, as charge_skipped
-     * says. The same sums as charging each cycle. */
+     * (settle_lazy): the evaluations that found its class free (elig_of counts them per
+     * class) found it eligible and picked another warp, so not_selected; every other cycle its
+     * class was busy (an evaluated cycle: the mask said so; any other: the warp would have
+     * woken the scheduler), so mio_throttle, lg_throttle or math_pipe_throttle, as
+     * charge_skipped says. The same sums as charging each cycle. */
     const int lns = skipped && c->policy != SCHED_TWO_LEVEL;
-    uint32_t fbusy = lns ? (skip ? busy : busy_classes(sp, t)) : 0;
+    /* the classes busy at t (cbusy) when either needs them; the first scan skips them only
+     * from 5 warps on (busy) */
+#ifdef SCHED_X86
+    uint32_t cbusy = !(skip || lns) ? 0
+                     : c->avx2      ? busy_classes_avx2(sp, t)
+                                    : busy_classes(sp, t);
+    uint32_t busy = skip ? cbusy : 0;
+    /* the vector scan from 5 warps on: below, the scalar one has fewer steps (scan_count) */
+    int nlook = c->avx2 && n > SCHED_SCAN_PAD / 2 ? look_avx2(c, sp, n, t, busy, look)
+                                                 : look_scalar(sp, n, t, busy, look);
+#else
+    uint32_t cbusy = skip || lns ? busy_classes(sp, t) : 0;
+    uint32_t busy = skip ? cbusy : 0;
+    int nlook = look_scalar(sp, n, t, busy, look);
+#endif
     /* For each looked-at warp, in array order (the trace's order of intervals): account the
      * cycles since it was last charged, retire it when drained, charge this cycle when it
      * cannot issue, else collect it. */
@@ -1005,7 +1019,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     for (int j = 0; j < nlook; j++) {
         int i = look[j];
         if (lns && sp->ns_lazy[i]) {
-            if (!(fbusy >> sp->wres[i] & 1)) { /* eligible again, nothing to charge yet */
+            if (!(cbusy >> sp->wres[i] & 1)) { /* eligible again, nothing to charge yet */
                 el[nel++] = i;
                 continue;
             }
@@ -1038,35 +1052,34 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     /* the warp picked (its position; the retired warps are still in place) */
     int isel = nel ? pick(c, sp, el, nel) : -1;
     tw *sel = isel >= 0 ? sp->warps[isel] : NULL;
-    for (int k = 0; k < nel; k++) {
-        int i = el[k];
-        if (i == isel) {
-            if (sp->ns_lazy[i])
-                settle_lazy(c, sp, i, t);
-            stats_charge(c, sel, STALL_SELECTED, t + 1);
-        } else if (!lns) {
-            stats_charge(c, sp->warps[i], STALL_NOT_SELECTED, t + 1);
-        } else if (!sp->ns_lazy[i]) { /* charged up to t: lazy from t on */
-            sp->ns_lazy[i] = 1;
-            sp->ns_snap[i] = sp->elig[sp->wres[i]];
+    if (!lns) {
+        for (int k = 0; k < nel; k++)
+            stats_charge(c, sp->warps[el[k]], el[k] == isel ? STALL_SELECTED : STALL_NOT_SELECTED,
+                         t + 1);
+    } else {
+        for (int k = 0; k < nel; k++) {
+            int i = el[k];
+            if (i == isel) {
+                if (sp->ns_lazy[i])
+                    settle_lazy(c, sp, i, t);
+                stats_charge(c, sel, STALL_SELECTED, t + 1);
+            } else if (!sp->ns_lazy[i]) { /* charged up to t: lazy from t on */
+                sp->ns_lazy[i] = 1;
+                sp->ns_snap[i] = elig_of(sp, sp->wres[i]);
+            }
         }
     }
     if (lns && t >= sp->elig_t) { /* cycle t counts for every class free at it */
-        for (int k = 0; k < RES_COUNT; k++)
-            sp->elig[k] += !(fbusy >> k & 1);
+        sp->nevals++;
+        for (uint32_t b = cbusy; b; b &= b - 1)
+            sp->busy_evals[__builtin_ctz(b)]++;
         sp->elig_t = t + 1;
     }
-    /* the classes of the warps not picked, for the wake-up test after the issue (positions
-     * change when retired warps are removed) */
-    uint8_t elres[EVAL_MAX_WARPS];
-    int nelres = 0;
-    for (int k = 0; k < nel; k++)
-        if (el[k] != isel)
-            elres[nelres++] = sp->wres[el[k]];
     if (nretired) { /* remove the retired warps, keeping the order */
-        int o = 0;
+        int o = 0, pos[EVAL_MAX_WARPS]; /* old position -> new (for el and isel) */
         for (int i = 0; i < n; i++) {
             tw *w = sp->warps[i];
+            pos[i] = o;
             if (!w)
                 continue;
             if (o != i) {
@@ -1085,6 +1098,10 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         sp->nwarps = n = o;
         if (o == 0) /* the scheduler became empty at t */
             r->sched_active_cycles += t - sp->active_since;
+        for (int k = 0; k < nel; k++) /* (eligible warps were not retired) */
+            el[k] = pos[el[k]];
+        if (isel >= 0)
+            isel = pos[isel];
     }
     wl_status st = WL_OK;
     if (sel) {
@@ -1111,8 +1128,8 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         tgpu_wake(c, sp, t1);
         return WL_OK;
     }
-    for (int k = 0; k < nelres; k++)
-        if (sp->qp[elres[k]] <= t1) {
+    for (int k = 0; k < nel; k++)
+        if (el[k] != isel && sp->qp[sp->wres[el[k]]] <= t1) {
             tgpu_wake(c, sp, t1);
             return WL_OK;
         }

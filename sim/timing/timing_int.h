@@ -220,7 +220,7 @@ typedef struct tsmsp {
     uint64_t *wage;         /* per warp: its age (gto's pick reads it here, not in the warp) */
     /* per warp, a lazy scheduler without a trace (sched_eval): 1 while the warp is eligible
      * and not selected, its cycles since `charged` not yet charged, and the count of
-     * evaluations that found its class free (elig[wres]) when the stretch began */
+     * evaluations that found its class free (sched.c, elig_of) when the stretch began */
     uint8_t *ns_lazy;
     uint64_t *ns_snap;
     int nwarps;
@@ -234,8 +234,9 @@ typedef struct tsmsp {
     uint64_t qready[RES_COUNT], pready[RES_COUNT];
     uint64_t qp[RES_COUNT]; /* max(qready, pready): the first cycle the class can issue */
     uint8_t lazy;           /* skip warps of busy classes (sched_eval: once they are many) */
-    uint64_t elig[RES_COUNT]; /* per class: evaluations (distinct cycles) that found it free */
-    uint64_t elig_t;        /* the cycle of the last evaluation counted in elig, + 1 */
+    /* a lazy scheduler's evaluations (distinct cycles), and per class those that found it
+     * busy (sched.c, elig_of); elig_t: the cycle of the last one counted, + 1 */
+    uint64_t nevals, busy_evals[RES_COUNT], elig_t;
     uint32_t held, evals;   /* warps looked at and held by a busy class; evaluations (the
                              * current period of SKIP_PERIOD) */
     uint64_t sfu_free, lsu_free;
