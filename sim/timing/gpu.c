@@ -199,6 +199,7 @@ static wl_status setup(tctx *c, const timing_config *cfg)
 #if defined(__x86_64__) || defined(__i386__)
     c->avx2 = __builtin_cpu_supports("avx2");
 #endif
+    c->wmask = a->max_warps_per_sm / c->nsub <= 64;
     sched_init_look(c);
     c->queue_depth = a->lsu_queue_depth < 1    ? 1
                      : a->lsu_queue_depth > 16 ? 16 /* the queues' ring size */
@@ -249,10 +250,8 @@ static wl_status setup(tctx *c, const timing_config *cfg)
             sp->ens = hugemem_arena_alloc(c->arena, cap * sizeof *sp->ens, 64);
             sp->wres = hugemem_arena_alloc(c->arena, cap, 64);
             sp->wage = hugemem_arena_alloc(c->arena, cap * sizeof *sp->wage, 64);
-            sp->ns_lazy = hugemem_arena_alloc(c->arena, cap, 64);
             sp->ns_snap = hugemem_arena_alloc(c->arena, cap * sizeof *sp->ns_snap, 64);
-            if (!sp->warps || !sp->ens || !sp->wres || !sp->wage || !sp->ns_lazy ||
-                !sp->ns_snap)
+            if (!sp->warps || !sp->ens || !sp->wres || !sp->wage || !sp->ns_snap)
                 return oom(c);
             for (size_t i = 0; i < cap; i++)
                 sp->ens[i] = T_INF;

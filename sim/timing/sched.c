@@ -485,6 +485,17 @@ static inline uint64_t own_ready(const tw *w)
     return max64(e0, e1);
 }
 
+/* Sets the class of the warp at position i (wres, and the class masks where kept). */
+static inline void set_wres(const tctx *c, tsmsp *sp, int i, uint8_t r)
+{
+    if (c->wmask) {
+        uint64_t bit = 1ull << i;
+        sp->cmask[sp->wres[i]] &= ~bit;
+        sp->cmask[r] |= bit;
+    }
+    sp->wres[i] = r;
+}
+
 void sched_add_warp(tctx *c, tsmsp *sp, tw *w)
 {
     if (sp->nwarps == 0)
@@ -492,9 +503,12 @@ void sched_add_warp(tctx *c, tsmsp *sp, tw *w)
     w->idx = sp->nwarps++;
     sp->warps[w->idx] = w;
     sp->ens[w->idx] = own_ready(w);
-    sp->wres[w->idx] = w->res;
+    set_wres(c, sp, w->idx, w->res);
+    /* gto's pick (pick_mask) relies on this: ages grow with the position, since warps are
+     * appended as they arrive (ages are given in arrival order, gpu.c) and removed in order */
     sp->wage[w->idx] = w->age;
-    sp->ns_lazy[w->idx] = 0;
+    if (c->wmask)
+        sp->lzm &= ~(1ull << w->idx);
     w->pend_seq = ++sp->pend_seq;
     tgpu_wake(c, sp, w->start);
 }
@@ -503,7 +517,7 @@ void sched_refresh(tctx *c, tw *w)
 {
     tsmsp *sp = tgpu_sp(c, w->blk->sm, w->slot);
     sp->ens[w->idx] = own_ready(w);
-    sp->wres[w->idx] = w->res;
+    set_wres(c, sp, w->idx, w->res);
     if (sp->ens[w->idx] != T_INF)
         tgpu_wake(c, sp, sp->ens[w->idx]);
 }
@@ -825,6 +839,17 @@ __attribute__((target("avx2"))) static uint32_t busy_classes_avx2(const tsmsp *s
 }
 #endif
 
+/* busy_classes, vector where the host can */
+static inline uint32_t classes_busy(const tctx *c, const tsmsp *sp, uint64_t t)
+{
+#ifdef SCHED_X86
+    return c->avx2 ? busy_classes_avx2(sp, t) : busy_classes(sp, t);
+#else
+    (void)c;
+    return busy_classes(sp, t);
+#endif
+}
+
 /* The cycles [w->charged, t) of an active warp that sched_eval did not look at on them (no
  * trace, a lazy scheduler: the busy mask of its first scan): up to its ens (its own conditions satisfied from then on) the reasons of
  * its own conditions, as always; from then on its class's queue or pipe, which was busy on
@@ -850,7 +875,7 @@ static inline uint64_t elig_of(const tsmsp *sp, uint8_t r)
 /* The cycles [charged, t) of the lazy warp at position i (sched_eval): not_selected on the
  * evaluations since its stretch began that found its class free, its class's queue or pipe on
  * the others (a class with neither, RES_NONE, is never busy: a warp of it has no such
- * cycles). It is no longer lazy. */
+ * cycles). The caller clears its bit of lzm. */
 static void settle_lazy(tctx *c, tsmsp *sp, int i, uint64_t t)
 {
     tw *w = sp->warps[i];
@@ -861,7 +886,6 @@ static void settle_lazy(tctx *c, tsmsp *sp, int i, uint64_t t)
                  : r == RES_LG ? STALL_LG_THROTTLE
                                : STALL_MATH_PIPE_THROTTLE,
                  t);
-    sp->ns_lazy[i] = 0;
 }
 
 /* How far sched_eval's scans run for n warps: n rounded up to a multiple of SCHED_SCAN_PAD
@@ -955,16 +979,142 @@ void sched_init_look(tctx *c)
     }
 }
 
+/* What sched_eval's look at one warp found (look_warp). */
+enum { LOOK_HELD, LOOK_ELIGIBLE, LOOK_RETIRED };
+
+/* sched_eval's look at the warp at position i, whose own conditions allow an issue at t
+ * (ens[i] <= t): accounts its cycles since it was last charged (skipped: the scheduler may
+ * have passed it over, charge_skipped), retires it when drained (its position then holds
+ * NULL), charges this cycle when its queue or pipe holds it. */
+static inline int look_warp(tctx *c, tsmsp *sp, int i, uint64_t t, int skipped, tblock **done,
+                            int *ndone)
+{
+    tw *w = sp->warps[i];
+    if (skipped && w->state == TW_ACTIVE && w->charged < t)
+        charge_skipped(c, w, t, sp->ens[i]);
+    shared_conds(sp, w);
+    if (w->state == TW_DRAIN && w->t_drain <= t) {
+        charge_to(c, w, t);
+        retire(c, sp, w, t, done, ndone);
+        sp->warps[i] = NULL;
+        return LOOK_RETIRED;
+    }
+    /* own conditions satisfied (ens[i] <= t): eligible unless its queue or pipe is busy */
+    if (w->state == TW_ACTIVE && w->has_pending && w->T[C_QUEUE] <= t && w->T[C_PIPE] <= t) {
+        charge_looked(c, w, t, sp->ens[i]);
+        return LOOK_ELIGIBLE;
+    }
+    charge_looked(c, w, t + 1, sp->ens[i]);
+    sp->held++;
+    return LOOK_HELD;
+}
+
+/* The warps whose own conditions allow an issue at t (ens[i] <= t), bit i for position i
+ * (n <= 64). */
+static uint64_t ready_mask_scalar(const tsmsp *sp, int n, uint64_t t)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < n; i++)
+        m |= (uint64_t)(sp->ens[i] <= t) << i;
+    return m;
+}
+
+#ifdef SCHED_X86
+/* The same, eight warps per step (as look_avx2; ens is T_INF past the warps). */
+__attribute__((target("avx2"))) static uint64_t ready_mask_avx2(const tsmsp *sp, int n,
+                                                                uint64_t t)
+{
+    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+    const __m256i tt = _mm256_xor_si256(_mm256_set1_epi64x((long long)t), sign);
+    uint64_t m = 0;
+    for (int k = 0; k < n; k += 8) {
+        const __m256i *v = (const __m256i *)(const void *)(sp->ens + k);
+        __m256i a = _mm256_xor_si256(_mm256_loadu_si256(v), sign);
+        __m256i b = _mm256_xor_si256(_mm256_loadu_si256(v + 1), sign);
+        unsigned later =
+            (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, tt))) |
+            (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(b, tt))) << 4;
+        m |= (uint64_t)(~later & 0xffu) << k;
+    }
+    return m;
+}
+#endif
+
+/* The warps of the classes in `classes` (tsmsp.cmask). */
+static inline uint64_t class_warps(const tsmsp *sp, uint32_t classes)
+{
+    uint64_t m = 0;
+    for (; classes; classes &= classes - 1)
+        m |= sp->cmask[__builtin_ctz(classes)];
+    return m;
+}
+
+/* pick over a mask of eligible positions (e != 0). gto: the greedy warp, else the oldest,
+ * which is the lowest position (ages grow with it: sched_add_warp). */
+static int pick_mask(tctx *c, tsmsp *sp, uint64_t e)
+{
+    if (c->policy == SCHED_GTO) {
+        const tw *g = sp->last_warp;
+        return g && (e >> g->idx & 1) ? g->idx : __builtin_ctzll(e);
+    }
+    int el[64], n = 0;
+    for (; e; e &= e - 1)
+        el[n++] = __builtin_ctzll(e);
+    return pick(c, sp, el, n);
+}
+
+/* The mask m of old positions as new positions (pos: sched_eval's compaction). */
+static uint64_t remap_mask(uint64_t m, const int *pos)
+{
+    uint64_t o = 0;
+    for (; m; m &= m - 1)
+        o |= 1ull << pos[__builtin_ctzll(m)];
+    return o;
+}
+
+/* Removes the retired warps (NULL) of sp's first n positions, keeping the order: pos[old]
+ * is the new position of each. Returns the new count. */
+static int compact(tctx *c, tsmsp *sp, int n, int *pos, uint64_t t)
+{
+    int o = 0;
+    for (int i = 0; i < n; i++) {
+        tw *w = sp->warps[i];
+        pos[i] = o;
+        if (!w)
+            continue;
+        if (o != i) {
+            sp->warps[o] = w;
+            sp->ens[o] = sp->ens[i];
+            sp->wres[o] = sp->wres[i];
+            sp->wage[o] = sp->wage[i];
+            sp->ns_snap[o] = sp->ns_snap[i];
+            w->idx = o;
+        }
+        o++;
+    }
+    for (int i = o; i < n; i++) /* the scans' padding */
+        sp->ens[i] = T_INF;
+    if (c->wmask) {
+        sp->lzm = remap_mask(sp->lzm, pos); /* (retired warps were not lazy) */
+        memset(sp->cmask, 0, sizeof sp->cmask);
+        for (int i = 0; i < o; i++)
+            sp->cmask[sp->wres[i]] |= 1ull << i;
+    }
+    sp->nwarps = o;
+    if (o == 0) /* the scheduler became empty at t */
+        c->res->sched_active_cycles += t - sp->active_since;
+    return o;
+}
+
 wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
 {
-    timing_result *r = c->res;
     if (c->policy == SCHED_TWO_LEVEL)
         two_level_update(sp, t);
     /* Only warps whose own conditions are satisfied by t are looked at: the others keep
      * their reason (a higher-priority condition than any scheduler resource) and are charged
      * when they are next looked at. ens[] is kept exact (sched_add_warp, sched_refresh, after
      * each issue), so the scan reads only that array, not the warps. */
-    int n = sp->nwarps, look[EVAL_MAX_WARPS + SCHED_SCAN_PAD];
+    int n = sp->nwarps;
     const uint64_t *ens = sp->ens;
     /* Without a trace, a warp whose class's queue or pipe is busy at t is not looked at
      * either (busy): it cannot issue, and the cycles it waits are charged when it is next
@@ -985,132 +1135,112 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * below may alias it) */
     const int skipped = sp->lazy && !c->tr;
     int skip = skipped && n > SCHED_SCAN_PAD / 2;
-    /* On such a scheduler (not two-level, whose inactive warps are charged differently) an
-     * eligible warp that is not selected is not charged each evaluation either: it becomes
-     * "lazy" (ns_lazy) and is not looked at again, its record untouched, until it is
-     * selected or its class is found busy. Its cycles since then are charged at once
-     * (settle_lazy): the evaluations that found its class free (elig_of counts them per
-     * class) found it eligible and picked another warp, so not_selected; every other cycle its
-     * class was busy (an evaluated cycle: the mask said so; any other: the warp would have
-     * woken the scheduler), so mio_throttle, lg_throttle or math_pipe_throttle, as
-     * charge_skipped says. The same sums as charging each cycle. */
-    const int lns = skipped && c->policy != SCHED_TWO_LEVEL;
-    /* the classes busy at t (cbusy) when either needs them; the first scan skips them only
-     * from 5 warps on (busy) */
-#ifdef SCHED_X86
-    uint32_t cbusy = !(skip || lns) ? 0
-                     : c->avx2      ? busy_classes_avx2(sp, t)
-                                    : busy_classes(sp, t);
-    uint32_t busy = skip ? cbusy : 0;
-    /* the vector scan from 5 warps on: below, the scalar one has fewer steps (scan_count) */
-    int nlook = c->avx2 && n > SCHED_SCAN_PAD / 2 ? look_avx2(c, sp, n, t, busy, look)
-                                                 : look_scalar(sp, n, t, busy, look);
-#else
-    uint32_t cbusy = skip || lns ? busy_classes(sp, t) : 0;
-    uint32_t busy = skip ? cbusy : 0;
-    int nlook = look_scalar(sp, n, t, busy, look);
-#endif
-    /* For each looked-at warp, in array order (the trace's order of intervals): account the
-     * cycles since it was last charged, retire it when drained, charge this cycle when it
-     * cannot issue, else collect it. */
+    /* On such a scheduler (not two-level, whose inactive warps are charged differently; at
+     * most 64 warps, its sets as masks) an eligible warp that is not selected is not charged
+     * each evaluation either: it becomes "lazy" (bit of lzm) and is not looked at again, its
+     * record untouched, until it is selected or its class is found busy. Its cycles since then
+     * are charged at once (settle_lazy): the evaluations that found its class free (elig_of
+     * counts them per class) found it eligible and picked another warp, so not_selected;
+     * every other cycle its class was busy (an evaluated cycle: the mask said so; any other:
+     * the warp would have woken the scheduler), so mio_throttle, lg_throttle or
+     * math_pipe_throttle, as charge_skipped says. The same sums as charging each cycle. A lazy
+     * warp costs a few mask operations per evaluation, none of them per warp. */
+    const int lns = skipped && c->policy != SCHED_TWO_LEVEL && c->wmask;
     tblock **done = c->scratch_blocks; /* max_warps_per_sm + 1 entries each */
     int el[EVAL_MAX_WARPS];
-    int ndone = 0, nel = 0, nretired = 0;
-    for (int j = 0; j < nlook; j++) {
-        int i = look[j];
-        if (lns && sp->ns_lazy[i]) {
-            if (!(cbusy >> sp->wres[i] & 1)) { /* eligible again, nothing to charge yet */
-                el[nel++] = i;
-                continue;
+    int ndone = 0, nel = 0, nretired = 0, isel = -1;
+    uint64_t emask = 0; /* lns: the eligible warps */
+    if (lns) {
+        uint32_t cbusy = classes_busy(c, sp, t);
+#ifdef SCHED_X86
+        uint64_t ready = c->avx2 && n > SCHED_SCAN_PAD / 2 ? ready_mask_avx2(sp, n, t)
+                                                           : ready_mask_scalar(sp, n, t);
+#else
+        uint64_t ready = ready_mask_scalar(sp, n, t);
+#endif
+        uint64_t held = class_warps(sp, cbusy), lz = sp->lzm;
+        uint64_t look = skip ? ready & ~held : ready;
+        emask = look & lz & ~held; /* lazy and still eligible: nothing to do */
+        /* the others, in position order (the order of retirements) */
+        for (uint64_t m = look & ~emask; m; m &= m - 1) {
+            int i = __builtin_ctzll(m);
+            uint64_t bit = 1ull << i;
+            if (lz & bit) { /* lazy, held by its class now (only below 5 warps: skip) */
+                settle_lazy(c, sp, i, t);
+                lz &= ~bit;
             }
-            settle_lazy(c, sp, i, t); /* held by its class now: charged as any other */
+            int k = look_warp(c, sp, i, t, 1, done, &ndone);
+            emask |= k == LOOK_ELIGIBLE ? bit : 0;
+            nretired += k == LOOK_RETIRED;
         }
-        tw *w = sp->warps[i];
-        if (skipped && w->state == TW_ACTIVE && w->charged < t)
-            charge_skipped(c, w, t, ens[i]);
-        shared_conds(sp, w);
-        if (w->state == TW_DRAIN && w->t_drain <= t) {
-            charge_to(c, w, t);
-            retire(c, sp, w, t, done, &ndone);
-            sp->warps[i] = NULL;
-            nretired++;
-            continue;
+        if (emask) {
+            isel = pick_mask(c, sp, emask);
+            uint64_t sb = 1ull << isel;
+            if (lz & sb)
+                settle_lazy(c, sp, isel, t);
+            stats_charge(c, sp->warps[isel], STALL_SELECTED, t + 1);
+            /* the others not yet lazy were charged up to t: lazy from t on */
+            for (uint64_t m = emask & ~lz & ~sb; m; m &= m - 1) {
+                int i = __builtin_ctzll(m);
+                sp->ns_snap[i] = elig_of(sp, sp->wres[i]);
+            }
+            lz = (lz | emask) & ~sb;
         }
-        /* own conditions satisfied (ens[i] <= t): eligible unless its queue or pipe is busy */
-        if (w->state == TW_ACTIVE && w->has_pending && w->T[C_QUEUE] <= t &&
-            w->T[C_PIPE] <= t) {
-            charge_looked(c, w, t, ens[i]);
-            if (c->policy != SCHED_TWO_LEVEL || w->in_active)
-                el[nel++] = i;
-            else
-                stats_charge(c, w, STALL_NOT_SELECTED, t + 1);
-        } else {
-            charge_looked(c, w, t + 1, ens[i]);
-            sp->held++;
+        sp->lzm = lz;
+        if (t >= sp->elig_t) { /* cycle t counts for every class free at it */
+            sp->nevals++;
+            for (uint32_t b = cbusy; b; b &= b - 1)
+                sp->busy_evals[__builtin_ctz(b)]++;
+            sp->elig_t = t + 1;
         }
-    }
-    /* the warp picked (its position; the retired warps are still in place) */
-    int isel = nel ? pick(c, sp, el, nel) : -1;
-    tw *sel = isel >= 0 ? sp->warps[isel] : NULL;
-    if (!lns) {
+    } else {
+        int look[EVAL_MAX_WARPS + SCHED_SCAN_PAD];
+        uint32_t busy = skip ? classes_busy(c, sp, t) : 0;
+#ifdef SCHED_X86
+        /* the vector scan from 5 warps on: below, the scalar one has fewer steps
+         * (scan_count) */
+        int nlook = c->avx2 && n > SCHED_SCAN_PAD / 2 ? look_avx2(c, sp, n, t, busy, look)
+                                                     : look_scalar(sp, n, t, busy, look);
+#else
+        int nlook = look_scalar(sp, n, t, busy, look);
+#endif
+        /* for each looked-at warp, in array order (the trace's order of intervals) */
+        for (int j = 0; j < nlook; j++) {
+            int i = look[j];
+            int k = look_warp(c, sp, i, t, skipped, done, &ndone);
+            if (k == LOOK_ELIGIBLE) {
+                if (c->policy != SCHED_TWO_LEVEL || sp->warps[i]->in_active)
+                    el[nel++] = i;
+                else
+                    stats_charge(c, sp->warps[i], STALL_NOT_SELECTED, t + 1);
+            }
+            nretired += k == LOOK_RETIRED;
+        }
+        /* the warp picked (its position; the retired warps are still in place) */
+        isel = nel ? pick(c, sp, el, nel) : -1;
         for (int k = 0; k < nel; k++)
             stats_charge(c, sp->warps[el[k]], el[k] == isel ? STALL_SELECTED : STALL_NOT_SELECTED,
                          t + 1);
-    } else {
-        for (int k = 0; k < nel; k++) {
-            int i = el[k];
-            if (i == isel) {
-                if (sp->ns_lazy[i])
-                    settle_lazy(c, sp, i, t);
-                stats_charge(c, sel, STALL_SELECTED, t + 1);
-            } else if (!sp->ns_lazy[i]) { /* charged up to t: lazy from t on */
-                sp->ns_lazy[i] = 1;
-                sp->ns_snap[i] = elig_of(sp, sp->wres[i]);
-            }
-        }
-    }
-    if (lns && t >= sp->elig_t) { /* cycle t counts for every class free at it */
-        sp->nevals++;
-        for (uint32_t b = cbusy; b; b &= b - 1)
-            sp->busy_evals[__builtin_ctz(b)]++;
-        sp->elig_t = t + 1;
     }
     if (nretired) { /* remove the retired warps, keeping the order */
-        int o = 0, pos[EVAL_MAX_WARPS]; /* old position -> new (for el and isel) */
-        for (int i = 0; i < n; i++) {
-            tw *w = sp->warps[i];
-            pos[i] = o;
-            if (!w)
-                continue;
-            if (o != i) {
-                sp->warps[o] = w;
-                sp->ens[o] = sp->ens[i];
-                sp->wres[o] = sp->wres[i];
-                sp->wage[o] = sp->wage[i];
-                sp->ns_lazy[o] = sp->ns_lazy[i];
-                sp->ns_snap[o] = sp->ns_snap[i];
-                w->idx = o;
-            }
-            o++;
-        }
-        for (int i = o; i < n; i++) /* the scans' padding */
-            sp->ens[i] = T_INF;
-        sp->nwarps = n = o;
-        if (o == 0) /* the scheduler became empty at t */
-            r->sched_active_cycles += t - sp->active_since;
-        for (int k = 0; k < nel; k++) /* (eligible warps were not retired) */
+        int pos[EVAL_MAX_WARPS]; /* old position -> new (for el, emask and isel) */
+        n = compact(c, sp, n, pos, t);
+        if (lns)
+            emask = remap_mask(emask, pos); /* (eligible warps were not retired) */
+        for (int k = 0; k < nel; k++)
             el[k] = pos[el[k]];
         if (isel >= 0)
             isel = pos[isel];
     }
+    tw *sel = isel >= 0 ? sp->warps[isel] : NULL;
     wl_status st = WL_OK;
     if (sel) {
-        r->sched_issue_cycles++;
+        c->res->sched_issue_cycles++;
         sp->last_slot = sel->slot;
         sp->last_warp = sel;
         st = sched_issue(c, sp, sel, t);
         sp->ens[sel->idx] = own_ready(sel);
-        sp->wres[sel->idx] = sel->res;
+        set_wres(c, sp, sel->idx, sel->res);
     }
     for (int i = 0; i < ndone && st == WL_OK; i++)
         st = tgpu_block_done(c, done[i], t);
@@ -1128,11 +1258,19 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         tgpu_wake(c, sp, t1);
         return WL_OK;
     }
-    for (int k = 0; k < nel; k++)
-        if (el[k] != isel && sp->qp[sp->wres[el[k]]] <= t1) {
+    if (lns) {
+        uint64_t others = emask & ~(isel >= 0 ? 1ull << isel : 0);
+        if (others & ~class_warps(sp, classes_busy(c, sp, t1))) {
             tgpu_wake(c, sp, t1);
             return WL_OK;
         }
+    } else {
+        for (int k = 0; k < nel; k++)
+            if (el[k] != isel && sp->qp[sp->wres[el[k]]] <= t1) {
+                tgpu_wake(c, sp, t1);
+                return WL_OK;
+            }
+    }
     /* max(ens, qp, t1) over the warps: the least of max(ens, qp), then at least t1 */
     uint64_t next = T_INF;
     const uint64_t *qp = sp->qp;

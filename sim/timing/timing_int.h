@@ -218,11 +218,15 @@ typedef struct tsmsp {
     uint64_t *ens;          /* per warp: cycle its own conditions allow an issue (or retire) */
     uint8_t *wres;          /* per warp: RES_* of its pending instruction */
     uint64_t *wage;         /* per warp: its age (gto's pick reads it here, not in the warp) */
-    /* per warp, a lazy scheduler without a trace (sched_eval): 1 while the warp is eligible
-     * and not selected, its cycles since `charged` not yet charged, and the count of
-     * evaluations that found its class free (sched.c, elig_of) when the stretch began */
-    uint8_t *ns_lazy;
+    /* per warp, a lazy scheduler without a trace (sched_eval, warp masks): bit i of lzm is set
+     * while the warp at position i is eligible and not selected, its cycles since `charged`
+     * not yet charged; ns_snap[i] the count of evaluations that found its class free
+     * (sched.c, elig_of) when the stretch began */
+    uint64_t lzm;
     uint64_t *ns_snap;
+    /* per RES_* class, the warps whose pending instruction is of it (bit i: position i); kept
+     * only where a scheduler holds at most 64 warps (tctx.wmask) */
+    uint64_t cmask[RES_COUNT];
     int nwarps;
     uint64_t active_since;  /* first cycle of the current stretch with resident warps */
     int sub;                /* index in its SM: the SM's wake[sub] is its next evaluation */
@@ -286,6 +290,8 @@ typedef struct tctx {
                              * SB_SLOTS so a key's slot is its register's (the registers of the
                              * running function spread over all slots) */
     int avx2;               /* the host has AVX2 (sched_eval's scan) */
+    int wmask;              /* a scheduler holds at most 64 warps: its warp sets are masks
+                             * (tsmsp.cmask, lzm; sched_eval's lazy path) */
     uint8_t look_idx[256][8], look_cnt[256]; /* the scan's table (sched_init_look) */
     int reads_clock;        /* the module reads %clock/%clock64/%globaltimer (sched_fetch) */
     int nsm, nsub;
