@@ -163,6 +163,33 @@ static void test_word_strides(void **state)
                 }
 }
 
+/* gpu/kernels/bank_conflicts.cu's bk_stride: lane l reads element (l * stride + k) % m of a
+ * table of m elements, which wraps for most k and so misses ldst_shared's shortcuts (its
+ * generic path counts the distinct words of each bank with a hash set); small tables make
+ * lanes share words (broadcasts inside a conflict). Against the reference, every mask above. */
+static void test_wrapping_strides(void **state)
+{
+    (void)state;
+    static const uint32_t masks[] = {0xffffffffu, 0x7fffffffu, 0xaaaaaaaau, 0x0000ffffu};
+    static const uint32_t sizes[] = {4, 8, 16};
+    static const uint32_t strides[] = {1, 2, 3, 16, 31, 32, 33, 64};
+    static const uint32_t tables[] = {1024, 256, 48, 8};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++)
+            for (size_t ki = 0; ki < sizeof strides / sizeof *strides; ki++)
+                for (size_t ti = 0; ti < sizeof tables / sizeof *tables; ti++)
+                    for (uint32_t k = 0; k < 70; k += 23) {
+                        exec_step_info in;
+                        memset(&in, 0, sizeof in);
+                        in.exec_mask = masks[mi];
+                        in.mem_size = sizes[si];
+                        for (uint32_t l = 0; l < 32; l++)
+                            in.addr[l] = 8192 + (uint64_t)((l * strides[ki] + k) % tables[ti]) *
+                                                    sizes[si];
+                        check_in("wrapping stride", &in, &in, 8192, sizes[si]);
+                    }
+}
+
 /* Hand-derived for 8-byte accesses (doubles): lane l at 8 * 16 * l (a stride of 16 doubles,
  * gpu/kernels/bank_conflicts.cu's bk_double with stride 16): each half warp's 16 lanes all use
  * banks 0 and 1, 16 distinct words each: 16 wavefronts per half, 32 in all, ideal 2; a stride
@@ -228,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_patterns),
         cmocka_unit_test(test_word_strides),
         cmocka_unit_test(test_double_strides),
+        cmocka_unit_test(test_wrapping_strides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

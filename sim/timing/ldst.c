@@ -38,6 +38,31 @@ static int listed(const uint64_t *list, uint32_t n, uint64_t w)
     return 0;
 }
 
+/* A set of at most 64 words (ldst_shared: those of one group that are not the first of their
+ * bank), open addressing over 128 slots: emptied by clearing the two words of `used`. An
+ * n-way conflict asks it n - 1 times per bank; a search of a list was n^2 / 2 compares (bk_stride
+ * at a stride of 32, whose wrapping addresses miss the closed forms above: 500 per access). */
+typedef struct {
+    uint64_t used[2];
+    uint64_t key[128];
+} word_set;
+
+/* Adds w to s; 1 when it was not there. */
+static inline int word_set_add(word_set *s, uint64_t w)
+{
+    uint32_t h = (uint32_t)((w * UINT64_C(0x9E3779B97F4A7C15)) >> 57);
+    for (;; h = (h + 1) & 127u) {
+        uint64_t bit = UINT64_C(1) << (h & 63u);
+        if (!(s->used[h >> 6] & bit)) {
+            s->used[h >> 6] |= bit;
+            s->key[h] = w;
+            return 1;
+        }
+        if (s->key[h] == w)
+            return 0;
+    }
+}
+
 /* Do the active lanes access base + lane * size, for one base? (The common "thread i takes
  * element i" pattern.) Sets *base. */
 static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
@@ -116,12 +141,13 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
     }
     uint32_t wf = 0, id = 0;
     for (uint32_t g0 = 0; g0 < 32; g0 += per) {
-        uint64_t words[64];
         uint32_t nw = 0;
         uint8_t count[64] = {0};
         uint64_t first[64];       /* the first word seen in each bank */
         uint64_t banks_seen = 0;  /* bit b: bank b (mod 64) holds a word */
         uint32_t maxc = 0;
+        word_set set; /* (an initializer would clear its keys too: 1 KB per group) */
+        set.used[0] = set.used[1] = 0;
         for (uint32_t l = g0; l < g0 + per && l < 32; l++) {
             if (!((in->exec_mask >> l) & 1))
                 continue;
@@ -131,15 +157,16 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
             for (uint64_t w = w0; w <= w1 && nw < 64; w++) {
                 uint32_t b = (uint32_t)(ksh >= 0 ? w & (banks - 1u) : w % banks) & 63u;
                 /* a word is new when its bank holds none yet; the same word as the bank's
-                 * first is a broadcast; anything else (a conflict) searches the list */
+                 * first is a broadcast; anything else (a conflict) asks the set of the
+                 * group's words seen after a bank's first */
                 if ((banks_seen >> b) & 1) {
-                    if (first[b] == w || listed(words, nw, w))
+                    if (first[b] == w || !word_set_add(&set, w))
                         continue;
                 } else {
                     banks_seen |= UINT64_C(1) << b;
                     first[b] = w;
                 }
-                words[nw++] = w;
+                nw++;
                 if (++count[b] > maxc)
                     maxc = count[b];
             }

@@ -1135,17 +1135,18 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * below may alias it) */
     const int skipped = sp->lazy && !c->tr;
     int skip = skipped && n > SCHED_SCAN_PAD / 2;
-    /* On such a scheduler (not two-level, whose inactive warps are charged differently; at
-     * most 64 warps, its sets as masks) an eligible warp that is not selected is not charged
-     * each evaluation either: it becomes "lazy" (bit of lzm) and is not looked at again, its
-     * record untouched, until it is selected or its class is found busy. Its cycles since then
-     * are charged at once (settle_lazy): the evaluations that found its class free (elig_of
-     * counts them per class) found it eligible and picked another warp, so not_selected;
-     * every other cycle its class was busy (an evaluated cycle: the mask said so; any other:
-     * the warp would have woken the scheduler), so mio_throttle, lg_throttle or
-     * math_pipe_throttle, as charge_skipped says. The same sums as charging each cycle. A lazy
-     * warp costs a few mask operations per evaluation, none of them per warp. */
-    const int lns = skipped && c->policy != SCHED_TWO_LEVEL && c->wmask;
+    /* Without a trace (and not two-level, whose inactive warps are charged differently; at
+     * most 64 warps, the scheduler's sets as masks) an eligible warp that is not selected is
+     * not charged each evaluation: it becomes "lazy" (bit of lzm) and is not looked at again,
+     * its record untouched, until it is selected or its class is found busy. Its cycles since
+     * then are charged at once (settle_lazy): the evaluations that found its class free
+     * (elig_of counts them per class) found it eligible and picked another warp, so
+     * not_selected; every other cycle its class was busy (an evaluated cycle: the mask said
+     * so; any other: the warp would have woken the scheduler), so mio_throttle, lg_throttle
+     * or math_pipe_throttle, as charge_skipped says. The same sums as charging each cycle. A
+     * lazy warp costs a few mask operations per evaluation, none of them per warp, so this
+     * holds on every scheduler, lazy (skipping held warps) or not. */
+    const int lns = !c->tr && c->policy != SCHED_TWO_LEVEL && c->wmask;
     tblock **done = c->scratch_blocks; /* max_warps_per_sm + 1 entries each */
     int el[EVAL_MAX_WARPS];
     int ndone = 0, nel = 0, nretired = 0, isel = -1;
@@ -1169,7 +1170,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
                 settle_lazy(c, sp, i, t);
                 lz &= ~bit;
             }
-            int k = look_warp(c, sp, i, t, 1, done, &ndone);
+            int k = look_warp(c, sp, i, t, skipped, done, &ndone);
             emask |= k == LOOK_ELIGIBLE ? bit : 0;
             nretired += k == LOOK_RETIRED;
         }
