@@ -1090,12 +1090,21 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
     if (fd >= 0)
         close(fd);
     /* and the same run without a trace, which looks at fewer warps per cycle (sched_eval's
-     * lazy mode, once it pays), must give the same cycles and stall totals; so must the
-     * same without a trace in the lazy mode from the first cycle (lazy_always: few warps
-     * never make it pay), under gto and lrr (their picks in that mode read sp's arrays) */
+     * mask path: held and unpicked warps left alone), must give the same cycles and stall
+     * totals; so must the same without a trace in the lazy mode from the first cycle
+     * (lazy_always), under gto and lrr (their picks in that mode read sp's arrays). The
+     * paths without masks, where a scheduler skips held warps once it pays: two-level, and an
+     * SM of one scheduler that may hold 128 warps (too many for a mask), lazy from the first
+     * cycle, against their traced runs. */
+    arch_t wide = one;
+    wide.sub_partitions = 1;
+    wide.max_warps_per_sm = 128;
+    wide.max_threads_per_sm = 128 * wide.warp_size;
     uint64_t with[STALL_COUNT + 1] = {0}, without[STALL_COUNT + 1] = {0},
              lazy[STALL_COUNT + 1] = {0}, lrr_with[STALL_COUNT + 1] = {0},
-             lrr_lazy[STALL_COUNT + 1] = {0};
+             lrr_lazy[STALL_COUNT + 1] = {0}, tl_with[STALL_COUNT + 1] = {0},
+             tl_lazy[STALL_COUNT + 1] = {0}, wide_with[STALL_COUNT + 1] = {0},
+             wide_lazy[STALL_COUNT + 1] = {0};
     int bad = run_one(&rc, a, 0, -1, 0, NULL, NULL) || run_one(&rc, a, 1, -1, 0, NULL, NULL) ||
               run_one(&rc, a, 1, SCHED_LRR, 0, NULL, NULL) ||
               run_one(&rc, a, 1, SCHED_GTO, 0, NULL, NULL) ||
@@ -1105,11 +1114,21 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
               run_one(&rc, &one, 1, SCHED_GTO, 0, NULL, without) ||
               run_one(&rc, &one, 1, SCHED_GTO, 1, NULL, lazy) ||
               run_one(&rc, &one, 1, SCHED_LRR, 0, fd >= 0 ? tpath : NULL, lrr_with) ||
-              run_one(&rc, &one, 1, SCHED_LRR, 1, NULL, lrr_lazy);
+              run_one(&rc, &one, 1, SCHED_LRR, 1, NULL, lrr_lazy) ||
+              run_one(&rc, &one, 1, SCHED_TWO_LEVEL, 0, fd >= 0 ? tpath : NULL, tl_with) ||
+              run_one(&rc, &one, 1, SCHED_TWO_LEVEL, 1, NULL, tl_lazy) ||
+              run_one(&rc, &wide, 1, SCHED_GTO, 0, fd >= 0 ? tpath : NULL, wide_with) ||
+              run_one(&rc, &wide, 1, SCHED_GTO, 1, NULL, wide_lazy);
     static const char *const what[] = {"with a trace and without", "with a trace and lazy",
-                                       "lrr, with a trace and lazy"};
-    const uint64_t *pair[][2] = {{with, without}, {with, lazy}, {lrr_with, lrr_lazy}};
-    for (int q = 0; q < 3 && !bad && fd >= 0; q++)
+                                       "lrr, with a trace and lazy",
+                                       "two-level, with a trace and lazy",
+                                       "one scheduler of 128 warps, with a trace and lazy"};
+    const uint64_t *pair[][2] = {{with, without},
+                                 {with, lazy},
+                                 {lrr_with, lrr_lazy},
+                                 {tl_with, tl_lazy},
+                                 {wide_with, wide_lazy}};
+    for (int q = 0; q < 5 && !bad && fd >= 0; q++)
         for (int i = 0; i <= STALL_COUNT && !bad; i++)
             if (pair[q][0][i] != pair[q][1][i])
                 bad = fail(&rc, "one SM, %s: %s %llu and %llu", what[q],

@@ -23,11 +23,13 @@
  * (every resident warp-cycle charged to one reason, `selected` = instructions issued), and the
  * one-SM run's trace must read back and agree with its result (cycles, one record per block and
  * warp, one issue per warp instruction, intervals covering exactly the resident warp-cycles);
- * the one-SM run is made again without a trace (sched_eval then skips warps whose queue or pipe
- * is busy, once that pays), and without a trace in that lazy mode from the first cycle
- * (timing_config.lazy_always: eligible warps not selected are charged later too), and the
- * traced and the lazy one-SM runs again under lrr: each must give the same cycles and stall
- * totals as its traced run (eleven ways in all).
+ * the one-SM run is made again without a trace (sched_eval then leaves warps whose queue or
+ * pipe is busy, and eligible warps not selected, alone and charges their cycles later: its mask
+ * path), and without a trace with lazy_always set (timing_config), and the traced and the
+ * untraced one-SM runs again under lrr, under two-level (no mask path: held warps skipped, in
+ * the lazy mode from the first cycle) and on an SM of one scheduler that may hold 128 warps
+ * (too many for masks: the same path as two-level, under gto): each must give the same cycles
+ * and stall totals as its traced run (fifteen ways in all).
  * Relies on two choices of the model (docs/robustness.md): shared memory and local memory read
  * as zeros before the first write (the executor clears them at block start).
  */
@@ -112,7 +114,7 @@ char *rk_ptx(const rk_prog *p);
 /* The CPU's evaluation: in holds 2 words per thread; out gets NREG words per thread, then NACC
  * reduction words (what the kernel's out buffer must hold). */
 void rk_reference(const rk_prog *p, const uint32_t *in, uint32_t *out);
-/* Runs p's kernel the eleven ways above on arch a (h200) with inputs derived from seed; 0 when
+/* Runs p's kernel the fifteen ways above on arch a (h200) with inputs derived from seed; 0 when
  * every run matches the CPU, else 1 with what differed in msg (the PTX goes to stderr). */
 int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t msize);
 

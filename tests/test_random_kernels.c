@@ -1,5 +1,5 @@
 /* random_kernels: generated PTX kernels against a CPU evaluation, through every execution path
- * (tests/randkernel.h says what the programs hold and the eleven ways each one runs).
+ * (tests/randkernel.h says what the programs hold and the fifteen ways each one runs).
  *
  * The seeds are fixed (deterministic); WL_RANDOM_KERNELS=N runs N seeds instead of the
  * default, WL_RANDOM_SEED=S starts at S (a long campaign: docs/robustness.md), and
@@ -47,7 +47,7 @@ static void test_random_kernels(void **state)
         if (rk_check(&p, &a, s, msg, sizeof msg))
             fail_msg("%s", msg);
     }
-    printf("random_kernels: %llu kernels from seed %llu, each in 8 ways, all equal to the CPU\n",
+    printf("random_kernels: %llu kernels from seed %llu, each in 15 ways, all equal to the CPU\n",
            (unsigned long long)n, (unsigned long long)s0);
 }
 

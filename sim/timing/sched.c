@@ -1120,20 +1120,24 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * either (busy): it cannot issue, and the cycles it waits are charged when it is next
      * looked at (charge_skipped). With a trace every such warp is looked at, so that its
      * intervals are written in the order of the cycles (the sums are the same). */
-    /* Only where it pays: from 5 warps on, on a scheduler that has looked at more than
-     * SKIP_HELD warps held by a busy class per evaluation over a period of SKIP_PERIOD (then
-     * for the rest of the run). Elsewhere the mask and the later charges cost more than the
-     * looks they save (red_shuffle, ilp_indep4: 3-6 % more host instructions); a busy mask
-     * of 0 looks at every warp whose own conditions are met, as with a trace. The choice
-     * follows the simulated state only: runs stay deterministic, and results are the same
-     * either way. */
-    if (!sp->lazy && ++sp->evals == SKIP_PERIOD) {
+    /* From 5 warps on. On the mask path (lns, below) always: the held warps are one mask
+     * operation (class_warps), and skipping them costs fewer host instructions on every case
+     * measured (red_interleaved -10 %, co_stride32 -5 %, none more: callgrind, 8-SM runs).
+     * Elsewhere (two-level, more than 64 warps) only where it pays: on a scheduler that has
+     * looked at more than SKIP_HELD warps held by a busy class per evaluation over a period of
+     * SKIP_PERIOD (then for the rest of the run); there the mask and the later charges cost
+     * more than the looks they save (red_shuffle, ilp_indep4: 3-6 % more host instructions);
+     * a busy mask of 0 looks at every warp whose own conditions are met, as with a trace. The
+     * choice follows the simulated state only: runs stay deterministic, and results are the
+     * same either way. */
+    const int lns = !c->tr && c->policy != SCHED_TWO_LEVEL && c->wmask;
+    if (!lns && !sp->lazy && ++sp->evals == SKIP_PERIOD) {
         sp->lazy = sp->held > SKIP_HELD * SKIP_PERIOD;
         sp->held = sp->evals = 0;
     }
-    /* a lazy scheduler may have skipped warps on earlier evaluations (read once: the charges
+    /* the scheduler may have skipped warps on earlier evaluations (read once: the charges
      * below may alias it) */
-    const int skipped = sp->lazy && !c->tr;
+    const int skipped = (sp->lazy || lns) && !c->tr;
     int skip = skipped && n > SCHED_SCAN_PAD / 2;
     /* Without a trace (and not two-level, whose inactive warps are charged differently; at
      * most 64 warps, the scheduler's sets as masks) an eligible warp that is not selected is
@@ -1146,7 +1150,6 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * or math_pipe_throttle, as charge_skipped says. The same sums as charging each cycle. A
      * lazy warp costs a few mask operations per evaluation, none of them per warp, so this
      * holds on every scheduler, lazy (skipping held warps) or not. */
-    const int lns = !c->tr && c->policy != SCHED_TWO_LEVEL && c->wmask;
     tblock **done = c->scratch_blocks; /* max_warps_per_sm + 1 entries each */
     int el[EVAL_MAX_WARPS];
     int ndone = 0, nel = 0, nretired = 0, isel = -1;
