@@ -1,6 +1,6 @@
 /* libFuzzer target for the executor and the timing model: each input becomes a random PTX
  * kernel (tests/randkernel.h: its first 8 bytes are the seed, every further byte steers one of
- * the generator's choices), which runs functionally and in the timing model fifteen ways; every
+ * the generator's choices), which runs functionally and in the timing model seventeen ways; every
  * output word must equal the CPU's evaluation of the same program and every timed run must keep
  * the stall-sum invariant. A difference, an error or a crash aborts with the seed, the way that
  * differed and the PTX (on stderr). */

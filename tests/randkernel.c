@@ -987,10 +987,23 @@ static int check_trace(const rcase *rc, const char *path, const timing_result *r
     return bad;
 }
 
-/* One run: functional (policy < 0) or timed (with a trace when trace_path is not NULL; lazy:
- * timing_config's lazy_always); 0 when it matches the CPU. A timed run's cycles and stall
- * totals go to sums when it is not NULL (STALL_COUNT + 1 entries). */
-static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy, int lazy,
+/* run_one's flags: timing_config's lazy_always, no_ahead */
+#define RK_LAZY 1
+#define RK_NO_AHEAD 2
+
+/* Evaluations made by SMs running ahead, over every timed run so far (the test checks that
+ * the random kernels exercise it). */
+static uint64_t rk_ahead;
+
+uint64_t rk_ahead_evaluations(void)
+{
+    return rk_ahead;
+}
+
+/* One run: functional (policy < 0) or timed (with a trace when trace_path is not NULL; flags:
+ * RK_*); 0 when it matches the CPU. A timed run's cycles and stall totals go to sums when it
+ * is not NULL (STALL_COUNT + 1 entries). */
+static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy, int flags,
                    const char *trace_path, uint64_t *sums)
 {
     char how[80], dm[1400];
@@ -998,8 +1011,10 @@ static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy, i
              policy < 0 ? "-" : sched_policy_name(policy), schedule ? "scheduled" : "PTX order");
     if (policy >= 0 && a->sm_count == 1)
         snprintf(how + strlen(how), sizeof how - strlen(how), ", one SM");
-    if (lazy)
+    if (flags & RK_LAZY)
         snprintf(how + strlen(how), sizeof how - strlen(how), ", lazy");
+    if (flags & RK_NO_AHEAD)
+        snprintf(how + strlen(how), sizeof how - strlen(how), ", no run-ahead");
     diag_t d = {0};
     ptx_module *m = parse(rc, schedule, &d);
     if (!m) {
@@ -1031,7 +1046,8 @@ static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy, i
         cfg.params = params;
         cfg.params_size = sizeof params;
         cfg.trace_path = trace_path;
-        cfg.lazy_always = lazy;
+        cfg.lazy_always = (flags & RK_LAZY) != 0;
+        cfg.no_ahead = (flags & RK_NO_AHEAD) != 0;
         timing_result r;
         memset(&r, 0, sizeof r);
         if (timing_run(m, ptx_find_func(m, "k"), a, &cfg, mem, &r, &d) != WL_OK) {
@@ -1049,6 +1065,7 @@ static int run_one(const rcase *rc, const arch_t *a, int schedule, int policy, i
                            (unsigned long long)r.warp_instructions);
             else if (trace_path)
                 bad = check_trace(rc, trace_path, &r, how);
+            rk_ahead += r.ahead_evaluations;
             if (sums) {
                 memcpy(sums, r.stalls, STALL_COUNT * sizeof *sums);
                 sums[STALL_COUNT] = r.cycles;
@@ -1096,6 +1113,12 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
      * paths without masks, where a scheduler skips held warps once it pays: two-level, and an
      * SM of one scheduler that may hold 128 warps (too many for a mask), lazy from the first
      * cycle, against their traced runs. */
+    /* three SMs of one block each: the grid runs in waves, so a run-ahead that retired a block
+     * would hand out the next one in another order */
+    arch_t few = *a;
+    few.sm_count = few.gpc_sms[0] = 3;
+    few.gpc_count = 1;
+    few.max_blocks_per_sm = 1;
     arch_t wide = one;
     wide.sub_partitions = 1;
     wide.max_warps_per_sm = 128;
@@ -1104,7 +1127,8 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
              lazy[STALL_COUNT + 1] = {0}, lrr_with[STALL_COUNT + 1] = {0},
              lrr_lazy[STALL_COUNT + 1] = {0}, tl_with[STALL_COUNT + 1] = {0},
              tl_lazy[STALL_COUNT + 1] = {0}, wide_with[STALL_COUNT + 1] = {0},
-             wide_lazy[STALL_COUNT + 1] = {0};
+             wide_lazy[STALL_COUNT + 1] = {0}, gto_all[STALL_COUNT + 1] = {0},
+             gto_behind[STALL_COUNT + 1] = {0};
     int bad = run_one(&rc, a, 0, -1, 0, NULL, NULL) || run_one(&rc, a, 1, -1, 0, NULL, NULL) ||
               run_one(&rc, a, 1, SCHED_LRR, 0, NULL, NULL) ||
               run_one(&rc, a, 1, SCHED_GTO, 0, NULL, NULL) ||
@@ -1112,26 +1136,30 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
               run_one(&rc, a, 0, SCHED_GTO, 0, NULL, NULL) ||
               run_one(&rc, &one, 1, SCHED_GTO, 0, fd >= 0 ? tpath : NULL, with) ||
               run_one(&rc, &one, 1, SCHED_GTO, 0, NULL, without) ||
-              run_one(&rc, &one, 1, SCHED_GTO, 1, NULL, lazy) ||
+              run_one(&rc, &one, 1, SCHED_GTO, RK_LAZY, NULL, lazy) ||
               run_one(&rc, &one, 1, SCHED_LRR, 0, fd >= 0 ? tpath : NULL, lrr_with) ||
-              run_one(&rc, &one, 1, SCHED_LRR, 1, NULL, lrr_lazy) ||
+              run_one(&rc, &one, 1, SCHED_LRR, RK_LAZY, NULL, lrr_lazy) ||
               run_one(&rc, &one, 1, SCHED_TWO_LEVEL, 0, fd >= 0 ? tpath : NULL, tl_with) ||
-              run_one(&rc, &one, 1, SCHED_TWO_LEVEL, 1, NULL, tl_lazy) ||
+              run_one(&rc, &one, 1, SCHED_TWO_LEVEL, RK_LAZY, NULL, tl_lazy) ||
               run_one(&rc, &wide, 1, SCHED_GTO, 0, fd >= 0 ? tpath : NULL, wide_with) ||
-              run_one(&rc, &wide, 1, SCHED_GTO, 1, NULL, wide_lazy);
+              run_one(&rc, &wide, 1, SCHED_GTO, RK_LAZY, NULL, wide_lazy) ||
+              run_one(&rc, &few, 1, SCHED_GTO, 0, NULL, gto_all) ||
+              run_one(&rc, &few, 1, SCHED_GTO, RK_NO_AHEAD, NULL, gto_behind);
     static const char *const what[] = {"with a trace and without", "with a trace and lazy",
                                        "lrr, with a trace and lazy",
                                        "two-level, with a trace and lazy",
-                                       "one scheduler of 128 warps, with a trace and lazy"};
+                                       "one scheduler of 128 warps, with a trace and lazy",
+                                       "three SMs, with run-ahead and without"};
     const uint64_t *pair[][2] = {{with, without},
                                  {with, lazy},
                                  {lrr_with, lrr_lazy},
                                  {tl_with, tl_lazy},
-                                 {wide_with, wide_lazy}};
-    for (int q = 0; q < 5 && !bad && fd >= 0; q++)
+                                 {wide_with, wide_lazy},
+                                 {gto_all, gto_behind}};
+    for (int q = 0; q < 6 && !bad && fd >= 0; q++)
         for (int i = 0; i <= STALL_COUNT && !bad; i++)
             if (pair[q][0][i] != pair[q][1][i])
-                bad = fail(&rc, "one SM, %s: %s %llu and %llu", what[q],
+                bad = fail(&rc, "%s%s: %s %llu and %llu", q < 5 ? "one SM, " : "", what[q],
                            i < STALL_COUNT ? stall_name(i) : "cycles",
                            (unsigned long long)pair[q][0][i], (unsigned long long)pair[q][1][i]);
     if (fd >= 0)

@@ -29,7 +29,9 @@
  * untraced one-SM runs again under lrr, under two-level (no mask path: held warps skipped, in
  * the lazy mode from the first cycle) and on an SM of one scheduler that may hold 128 warps
  * (too many for masks: the same path as two-level, under gto): each must give the same cycles
- * and stall totals as its traced run (fifteen ways in all).
+ * and stall totals as its traced run; and on a GPU of three SMs holding one block each, under gto
+ * with SMs running ahead of the window (gpu.c run_loop) and without (timing_config.no_ahead):
+ * the same cycles and stall totals (seventeen ways in all).
  * Relies on two choices of the model (docs/robustness.md): shared memory and local memory read
  * as zeros before the first write (the executor clears them at block start).
  */
@@ -114,8 +116,11 @@ char *rk_ptx(const rk_prog *p);
 /* The CPU's evaluation: in holds 2 words per thread; out gets NREG words per thread, then NACC
  * reduction words (what the kernel's out buffer must hold). */
 void rk_reference(const rk_prog *p, const uint32_t *in, uint32_t *out);
-/* Runs p's kernel the fifteen ways above on arch a (h200) with inputs derived from seed; 0 when
+/* Runs p's kernel the seventeen ways above on arch a (h200) with inputs derived from seed; 0 when
  * every run matches the CPU, else 1 with what differed in msg (the PTX goes to stderr). */
 int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t msize);
+/* Evaluations made by SMs running ahead of the window (gpu.c run_loop) over every timed run of
+ * rk_check so far. */
+uint64_t rk_ahead_evaluations(void);
 
 #endif

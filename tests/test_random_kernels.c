@@ -1,5 +1,5 @@
 /* random_kernels: generated PTX kernels against a CPU evaluation, through every execution path
- * (tests/randkernel.h says what the programs hold and the fifteen ways each one runs).
+ * (tests/randkernel.h says what the programs hold and the seventeen ways each one runs).
  *
  * The seeds are fixed (deterministic); WL_RANDOM_KERNELS=N runs N seeds instead of the
  * default, WL_RANDOM_SEED=S starts at S (a long campaign: docs/robustness.md), and
@@ -47,8 +47,13 @@ static void test_random_kernels(void **state)
         if (rk_check(&p, &a, s, msg, sizeof msg))
             fail_msg("%s", msg);
     }
-    printf("random_kernels: %llu kernels from seed %llu, each in 15 ways, all equal to the CPU\n",
-           (unsigned long long)n, (unsigned long long)s0);
+    /* the seeds must exercise the run-ahead that the last two ways compare with its absence */
+    if (rk_ahead_evaluations() == 0)
+        fail_msg("no SM ran ahead of the window in any timed run");
+    printf("random_kernels: %llu kernels from seed %llu, each in 17 ways, all equal to the CPU "
+           "(%llu evaluations ahead of the window)\n",
+           (unsigned long long)n, (unsigned long long)s0,
+           (unsigned long long)rk_ahead_evaluations());
 }
 
 /* The reference itself, on a hand-checked case: a shuffle down by 5 of tid.x. */

@@ -184,6 +184,26 @@ static int module_reads_clock(const ptx_module *m)
     return 0;
 }
 
+/* May the SMs run this module ahead of the window (run_loop)? Not when blocks can talk to each
+ * other through global memory in a way whose outcome depends on the order of their accesses:
+ * atomics and reductions outside shared memory, and loads or stores with a memory-ordering
+ * qualifier (volatile, relaxed, acquire, release: flags and spin loops). Plain loads and stores
+ * of a race-free kernel read and write the same values in any order. */
+static int module_ahead_safe(const ptx_module *m)
+{
+    for (uint32_t f = 0; f < m->nfuncs; f++)
+        for (uint32_t i = 0; i < m->funcs[f].ninsns; i++) {
+            const ptx_insn *ir = &m->funcs[f].insns[i];
+            int shared = ir->space == PTX_SPACE_SHARED || ir->space == PTX_SPACE_SHARED_CLUSTER;
+            if ((ir->op == PTX_OP_ATOM || ir->op == PTX_OP_RED) && !shared)
+                return 0;
+            if ((ir->op == PTX_OP_LD || ir->op == PTX_OP_ST) && !shared &&
+                ir->sem != PTX_SEM_NONE && ir->sem != PTX_SEM_WEAK)
+                return 0;
+        }
+    return 1;
+}
+
 static wl_status setup(tctx *c, const timing_config *cfg)
 {
     const arch_t *a = c->a;
@@ -200,6 +220,7 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->avx2 = __builtin_cpu_supports("avx2");
 #endif
     c->wmask = a->max_warps_per_sm / c->nsub <= 64;
+    c->ahead = c->wmask && !cfg->trace_path && !cfg->no_ahead && module_ahead_safe(c->m);
     sched_init_look(c);
     c->queue_depth = a->lsu_queue_depth < 1    ? 1
                      : a->lsu_queue_depth > 16 ? 16 /* the queues' ring size */
@@ -543,6 +564,7 @@ static wl_status resolve_window(tctx *c)
         if (i + RESOLVE_AHEAD < n)
             prefetch_lines(dn[i + RESOLVE_AHEAD].owner, offsetof(tw, secs));
         sched_resolve(w, dn[i].token, dn[i].cycle);
+        c->sms[w->blk->sm].npend--;
         if (!w->resolving) {
             w->resolving = 1;
             if (nw == c->cap_resolve) {
@@ -565,6 +587,31 @@ static wl_status resolve_window(tctx *c)
     return WL_OK;
 }
 
+/* How many windows an SM may run ahead of the others (run_loop). */
+#define AHEAD_WINDOWS 16u
+
+/* SM sm's evaluations before `end` while each stays inside the SM (sched_ahead_safe): run_loop's
+ * run-ahead. 1 when it stopped before one that does not (or at max_cycles, which its own turn
+ * reports), 0 when it reached `end`. */
+static int run_sm_ahead(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end, wl_status *st)
+{
+    int k = 0, stopped = 0;
+    for (uint64_t t; *st == WL_OK && (t = sm_next(c, sm, &k)) < end;) {
+        tsmsp *sp = &c->sp[(size_t)sm->id * (size_t)c->nsub + (size_t)k];
+        if ((cfg->max_cycles && t > cfg->max_cycles) || !sched_ahead_safe(c, sp, t)) {
+            stopped = 1;
+            break;
+        }
+        sm->wake[k] = T_INF;
+        c->res->evaluations++;
+        c->res->ahead_evaluations++;
+        *st = sched_eval(c, sp, t);
+        for (int r = 0; r < PFQ_PER_EVAL && c->pfq_i < c->pfq_n; r++)
+            prefetch_queued(c, &c->pfq[c->pfq_i++]);
+    }
+    return stopped;
+}
+
 static wl_status run_loop(tctx *c, const timing_config *cfg)
 {
     wl_status st = WL_OK;
@@ -585,6 +632,22 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
             queue_warps(c, s + 2, end, PFQ_STATE);
             queue_warps(c, s + 3, end, PFQ_WARP);
             st = run_sm(c, cfg, sm, end);
+            /* Run-ahead: while the SM has no request waiting for the replay, its next windows
+             * need nothing from the others, as long as it issues no global or local access
+             * (whose L2 part belongs to a later replay) and retires no warp (a block done takes
+             * the next block: in the window's SM order, as without run-ahead). It stops before
+             * the first evaluation that would; its own turn in that window goes on from there.
+             * What it simulates is what its turns would have: the same results, with the SM's
+             * warps in the host caches for up to AHEAD_WINDOWS windows instead of one. (The
+             * functional engine applies its loads and stores earlier than the other SMs' of the
+             * skipped windows: the same values in a race-free kernel; module_ahead_safe keeps
+             * atomics and ordered accesses out.) */
+            for (uint64_t e = end; c->ahead && st == WL_OK && sm->npend == 0 &&
+                                   e < end + (uint64_t)AHEAD_WINDOWS * q;) {
+                e += q;
+                if (run_sm_ahead(c, cfg, sm, e, &st))
+                    break;
+            }
         }
         if (st == WL_OK)
             st = resolve_window(c);

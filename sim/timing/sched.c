@@ -629,8 +629,10 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         r->global_load_requests++;
         r->global_load_sectors += ns;
     }
-    if (done >= MEM_TOKEN)
+    if (done >= MEM_TOKEN) {
         w->npend++; /* sched_resolve */
+        sp->sm->npend++;
+    }
     else
         w->mem_done = max64(w->mem_done, done);
     return done;
@@ -1039,6 +1041,26 @@ __attribute__((target("avx2"))) static uint64_t ready_mask_avx2(const tsmsp *sp,
     return m;
 }
 #endif
+
+int sched_ahead_safe(const tctx *c, const tsmsp *sp, uint64_t t)
+{
+    int n = sp->nwarps;
+#ifdef SCHED_X86
+    uint64_t ready = c->avx2 && n > SCHED_SCAN_PAD / 2 ? ready_mask_avx2(sp, n, t)
+                                                       : ready_mask_scalar(sp, n, t);
+#else
+    (void)c;
+    uint64_t ready = ready_mask_scalar(sp, n, t);
+#endif
+    /* a global or local access could be picked: its L2 part is the window's */
+    if ((ready & sp->cmask[RES_LG]) && sp->qp[RES_LG] <= t)
+        return 0;
+    /* a drained warp would retire (its ens is its retire cycle; lazy warps are active) */
+    for (uint64_t m = ready & ~sp->lzm; m; m &= m - 1)
+        if (sp->warps[__builtin_ctzll(m)]->state == TW_DRAIN)
+            return 0;
+    return 1;
+}
 
 /* The warps of the classes in `classes` (tsmsp.cmask). */
 static inline uint64_t class_warps(const tsmsp *sp, uint32_t classes)

@@ -48,6 +48,8 @@ typedef struct {
                                    not look at from its first evaluation, instead of choosing
                                    to once it pays (sched.c, sched_eval). The results are the
                                    same either way; the tests use it to check that. */
+    int no_ahead;               /* 1: no SM runs ahead of the window (gpu.c run_loop); the
+                                   results are the same either way (the tests compare) */
     const char *ptx_path;       /* recorded in the trace header (may be NULL) */
     const char *ptx_source;     /* PTX text embedded in the trace (may be NULL) */
     /* Called about every million warp instructions (NULL: never); the CLI prints progress. */
@@ -95,6 +97,8 @@ typedef struct {
     uint64_t sched_issue_cycles;    /* ... of which an instruction was issued */
     uint64_t eligible_warp_cycles;  /* warp-cycles in selected or not_selected */
     uint64_t evaluations;           /* scheduler evaluations: the model's work, not cycles */
+    uint64_t ahead_evaluations;     /* those made by an SM running ahead (gpu.c run_loop; not
+                                       printed: the tests check that it happens) */
     /* warp states: warp-cycles per reason; their sum is resident_warp_cycles */
     uint64_t stalls[STALL_COUNT];
     uint64_t resident_warp_cycles;

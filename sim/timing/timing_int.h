@@ -262,6 +262,7 @@ typedef struct tsm {
     /* each scheduler's next evaluation (T_INF: asleep until woken); they are processed in
      * (cycle, scheduler) order, so a scan of these few finds the next one */
     uint64_t wake[TIMING_MAX_SUB];
+    uint32_t npend;         /* its requests still waiting for the window's replay (tokens) */
 } tsm;
 
 typedef struct mem mem_t;
@@ -292,6 +293,7 @@ typedef struct tctx {
     int avx2;               /* the host has AVX2 (sched_eval's scan) */
     int wmask;              /* a scheduler holds at most 64 warps: its warp sets are masks
                              * (tsmsp.cmask, lzm; sched_eval's lazy path) */
+    int ahead;              /* SMs may run ahead of the window (gpu.c run_loop) */
     uint8_t look_idx[256][8], look_cnt[256]; /* the scan's table (sched_init_look) */
     int reads_clock;        /* the module reads %clock/%clock64/%globaltimer (sched_fetch) */
     int nsm, nsub;
@@ -471,6 +473,10 @@ void sched_add_warp(tctx *c, tsmsp *sp, tw *w);
 void sched_refresh(tctx *c, tw *w);
 /* The request `token` of w completed at `cycle` (mem_resolve). */
 void sched_resolve(tw *w, uint64_t token, uint64_t cycle);
+/* Would sp's evaluation at t stay inside its SM (no global load or store issued, no warp
+ * retired, so no block done)? For an SM running ahead of the window (gpu.c run_loop); needs
+ * tctx.wmask. */
+int sched_ahead_safe(const tctx *c, const tsmsp *sp, uint64_t t);
 /* After the window's sched_resolve calls: w's conditions from the resolved cycles. */
 void sched_settle(tctx *c, tw *w);
 
