@@ -187,8 +187,9 @@ static int module_reads_clock(const ptx_module *m)
 /* May the SMs run this module ahead of the window (run_loop)? Not when blocks can talk to each
  * other through global memory in a way whose outcome depends on the order of their accesses:
  * atomics and reductions outside shared memory, and loads or stores with a memory-ordering
- * qualifier (volatile, relaxed, acquire, release: flags and spin loops). Plain loads and stores
- * of a race-free kernel read and write the same values in any order. */
+ * qualifier (volatile, relaxed, acquire, release: flags and spin loops); nor when it calls
+ * printf or assert. Plain loads and stores of a race-free kernel read and write the same values
+ * in any order. */
 static int module_ahead_safe(const ptx_module *m)
 {
     for (uint32_t f = 0; f < m->nfuncs; f++)
@@ -199,6 +200,11 @@ static int module_ahead_safe(const ptx_module *m)
                 return 0;
             if ((ir->op == PTX_OP_LD || ir->op == PTX_OP_ST) && !shared &&
                 ir->sem != PTX_SEM_NONE && ir->sem != PTX_SEM_WEAK)
+                return 0;
+            /* printf's lines and the first failed assert come out in the order the functional
+             * engine runs the calls: keep the window's */
+            if (ir->op == PTX_OP_CALL && ir->target >= 0 && (uint32_t)ir->target < m->nfuncs &&
+                m->funcs[ir->target].is_decl)
                 return 0;
         }
     return 1;
