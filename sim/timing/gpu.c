@@ -647,7 +647,8 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
              * warps in the host caches for up to AHEAD_WINDOWS windows instead of one. (The
              * functional engine applies its loads and stores earlier than the other SMs' of the
              * skipped windows: the same values in a race-free kernel; module_ahead_safe keeps
-             * atomics and ordered accesses out.) */
+             * atomics and ordered accesses out. A kernel that faults on several SMs may report
+             * another of its faults first: each is a real one.) */
             for (uint64_t e = end; c->ahead && st == WL_OK && sm->npend == 0 &&
                                    e < end + (uint64_t)AHEAD_WINDOWS * q;) {
                 e += q;
