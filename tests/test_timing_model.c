@@ -875,6 +875,67 @@ static void test_windows_exact(void **state)
     timing_result_free(&win);
 }
 
+/* ---- SMs running ahead of the window are exact ------------------------------------------------
+ * An SM that waits for no replayed answer runs on into the next windows while it stays inside
+ * itself, and stops before an evaluation that could issue a global access or retire a warp
+ * (docs/model.md, section 8). Here blocks of different lengths (a loop of 64 to 704 FMAs, by
+ * block id) touch no global memory, so run-ahead is limited only by retirements: on a GPU of
+ * three SMs holding one block each, 24 blocks run in waves and each freed SM takes the next
+ * block. Run-ahead that retired a warp would let an SM that is ahead take a block out of turn;
+ * every block's SM, start and end must be those of the run without run-ahead. */
+static const char uneven[] = HDR
+    ".visible .entry k()\n{\n .reg .b32 %r<8>;\n .reg .f32 %f<4>;\n .reg .pred %p<2>;\n"
+    " mov.u32 %r1, %ctaid.x;\n mul.lo.u32 %r2, %r1, 7;\n rem.u32 %r2, %r2, 11;\n"
+    " add.u32 %r2, %r2, 1;\n shl.b32 %r2, %r2, 6;\n mov.f32 %f1, 0f3F800000;\n"
+    " mov.u32 %r3, 0;\nL1:\n fma.rn.f32 %f1, %f1, %f1, %f1;\n add.u32 %r3, %r3, 1;\n"
+    " setp.lt.u32 %p1, %r3, %r2;\n @%p1 bra L1;\n ret;\n}\n";
+
+static void run_uneven(int no_ahead, timing_result *r)
+{
+    tt t;
+    tt_open(&t, uneven, "k");
+    t.a.sm_count = t.a.gpc_sms[0] = 3;
+    t.a.gpc_count = 1;
+    t.a.max_blocks_per_sm = 1;
+    t.cfg.grid[0] = 24;
+    t.cfg.block[0] = 64;
+    t.cfg.no_ahead = no_ahead;
+    tt_run_ok(&t);
+    *r = t.r;
+    t.r.blocks = NULL; /* kept by the caller */
+    tt_close(&t);
+}
+
+static void test_run_ahead_exact(void **state)
+{
+    (void)state;
+    timing_result ahead, behind;
+    run_uneven(0, &ahead);
+    run_uneven(1, &behind);
+    if (ahead.ahead_evaluations == 0 || behind.ahead_evaluations != 0)
+        fail_msg("evaluations ahead of the window: %llu with run-ahead, %llu without",
+                 (unsigned long long)ahead.ahead_evaluations,
+                 (unsigned long long)behind.ahead_evaluations);
+    expect_u64("cycles", ahead.cycles, behind.cycles);
+    expect_u64("warp instructions", ahead.warp_instructions, behind.warp_instructions);
+    for (int i = 0; i < STALL_COUNT; i++)
+        if (ahead.stalls[i] != behind.stalls[i])
+            fail_msg("stall %s: run-ahead %llu, without %llu", stall_name(i),
+                     (unsigned long long)ahead.stalls[i], (unsigned long long)behind.stalls[i]);
+    for (uint64_t b = 0; b < behind.nblocks; b++)
+        if (ahead.blocks[b].sm != behind.blocks[b].sm ||
+            ahead.blocks[b].start != behind.blocks[b].start ||
+            ahead.blocks[b].end != behind.blocks[b].end)
+            fail_msg("block %llu: SM %u %llu-%llu with run-ahead, SM %u %llu-%llu without",
+                     (unsigned long long)b, ahead.blocks[b].sm,
+                     (unsigned long long)ahead.blocks[b].start,
+                     (unsigned long long)ahead.blocks[b].end, behind.blocks[b].sm,
+                     (unsigned long long)behind.blocks[b].start,
+                     (unsigned long long)behind.blocks[b].end);
+    timing_result_free(&ahead);
+    timing_result_free(&behind);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -896,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_real_kernel_trace),
         cmocka_unit_test(test_idle_cycles_skipped),
         cmocka_unit_test(test_windows_exact),
+        cmocka_unit_test(test_run_ahead_exact),
         cmocka_unit_test(test_clock_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
