@@ -117,11 +117,42 @@ static void tt_close(tt *t)
     devmem_destroy(t->mem);
 }
 
+/* tt_run_ok, then the result to *r (the caller frees it: timing_result_free) and t closed. */
+static void tt_run_keep(tt *t, timing_result *r)
+{
+    tt_run_ok(t);
+    *r = t->r;
+    t->r.blocks = NULL; /* kept by the caller */
+    tt_close(t);
+}
+
+
 static void expect_u64(const char *what, uint64_t got, uint64_t want)
 {
     if (got != want)
         fail_msg("%s: got %llu, expected %llu", what, (unsigned long long)got,
                  (unsigned long long)want);
+}
+
+/* Two runs of one launch that must agree: cycles, every stall total, and each block's SM, start
+ * and end (x is the run named `how`, y the reference). */
+static void expect_same_run(const char *how, const timing_result *x, const timing_result *y)
+{
+    expect_u64("cycles", x->cycles, y->cycles);
+    expect_u64("warp instructions", x->warp_instructions, y->warp_instructions);
+    for (int i = 0; i < STALL_COUNT; i++)
+        if (x->stalls[i] != y->stalls[i])
+            fail_msg("stall %s: %s %llu, reference %llu", stall_name(i), how,
+                     (unsigned long long)x->stalls[i], (unsigned long long)y->stalls[i]);
+    for (uint64_t b = 0; b < y->nblocks; b++)
+        if (x->blocks[b].sm != y->blocks[b].sm || x->blocks[b].start != y->blocks[b].start ||
+            x->blocks[b].end != y->blocks[b].end)
+            fail_msg("block %llu: SM %u %llu-%llu %s, reference SM %u %llu-%llu",
+                     (unsigned long long)b, x->blocks[b].sm,
+                     (unsigned long long)x->blocks[b].start,
+                     (unsigned long long)x->blocks[b].end, how, y->blocks[b].sm,
+                     (unsigned long long)y->blocks[b].start,
+                     (unsigned long long)y->blocks[b].end);
 }
 
 #define HDR ".version 8.0\n.target sm_90\n.address_size 64\n"
@@ -836,10 +867,7 @@ static void run_contend(uint32_t window, timing_result *r)
     tt_buffer(&t, 67584 * 4);
     tt_buffer(&t, 67584 * 4);
     tt_buffer(&t, 64);
-    tt_run_ok(&t);
-    *r = t.r;
-    t.r.blocks = NULL; /* kept by the caller */
-    tt_close(&t);
+    tt_run_keep(&t, r);
 }
 
 static void test_windows_exact(void **state)
@@ -848,22 +876,12 @@ static void test_windows_exact(void **state)
     timing_result one, win;
     run_contend(1, &one);
     run_contend(0, &win);
-    expect_u64("cycles", win.cycles, one.cycles);
+    expect_same_run("in windows (the reference: cycle by cycle)", &win, &one);
     expect_u64("dram bytes", win.dram_bytes, one.dram_bytes);
     expect_u64("atomics", win.global_atomic_requests, one.global_atomic_requests);
-    for (int i = 0; i < STALL_COUNT; i++)
-        if (win.stalls[i] != one.stalls[i])
-            fail_msg("stall %s: window %llu, cycle by cycle %llu", stall_name(i),
-                     (unsigned long long)win.stalls[i], (unsigned long long)one.stalls[i]);
     if (win.l1_hit_rate != one.l1_hit_rate || win.l2_hit_rate != one.l2_hit_rate)
         fail_msg("hit rates L1 %.6f/%.6f L2 %.6f/%.6f", win.l1_hit_rate, one.l1_hit_rate,
                  win.l2_hit_rate, one.l2_hit_rate);
-    for (uint64_t b = 0; b < one.nblocks; b++)
-        if (win.blocks[b].end != one.blocks[b].end || win.blocks[b].sm != one.blocks[b].sm)
-            fail_msg("block %llu: SM %u end %llu, cycle by cycle SM %u end %llu",
-                     (unsigned long long)b, win.blocks[b].sm,
-                     (unsigned long long)win.blocks[b].end, one.blocks[b].sm,
-                     (unsigned long long)one.blocks[b].end);
     /* the case must exercise what it claims: DRAM contention and long waits */
     if (one.dram_bytes < 200000 || one.stalls[STALL_LONG_SCOREBOARD] == 0 ||
         one.stalls[STALL_MEMBAR] == 0)
@@ -900,10 +918,7 @@ static void run_uneven(int no_ahead, timing_result *r)
     t.cfg.grid[0] = 24;
     t.cfg.block[0] = 64;
     t.cfg.no_ahead = no_ahead;
-    tt_run_ok(&t);
-    *r = t.r;
-    t.r.blocks = NULL; /* kept by the caller */
-    tt_close(&t);
+    tt_run_keep(&t, r);
 }
 
 static void test_run_ahead_exact(void **state)
@@ -916,22 +931,7 @@ static void test_run_ahead_exact(void **state)
         fail_msg("evaluations ahead of the window: %llu with run-ahead, %llu without",
                  (unsigned long long)ahead.ahead_evaluations,
                  (unsigned long long)behind.ahead_evaluations);
-    expect_u64("cycles", ahead.cycles, behind.cycles);
-    expect_u64("warp instructions", ahead.warp_instructions, behind.warp_instructions);
-    for (int i = 0; i < STALL_COUNT; i++)
-        if (ahead.stalls[i] != behind.stalls[i])
-            fail_msg("stall %s: run-ahead %llu, without %llu", stall_name(i),
-                     (unsigned long long)ahead.stalls[i], (unsigned long long)behind.stalls[i]);
-    for (uint64_t b = 0; b < behind.nblocks; b++)
-        if (ahead.blocks[b].sm != behind.blocks[b].sm ||
-            ahead.blocks[b].start != behind.blocks[b].start ||
-            ahead.blocks[b].end != behind.blocks[b].end)
-            fail_msg("block %llu: SM %u %llu-%llu with run-ahead, SM %u %llu-%llu without",
-                     (unsigned long long)b, ahead.blocks[b].sm,
-                     (unsigned long long)ahead.blocks[b].start,
-                     (unsigned long long)ahead.blocks[b].end, behind.blocks[b].sm,
-                     (unsigned long long)behind.blocks[b].start,
-                     (unsigned long long)behind.blocks[b].end);
+    expect_same_run("with run-ahead (the reference: without)", &ahead, &behind);
     timing_result_free(&ahead);
     timing_result_free(&behind);
 }
