@@ -1042,16 +1042,22 @@ __attribute__((target("avx2"))) static uint64_t ready_mask_avx2(const tsmsp *sp,
 }
 #endif
 
-int sched_ahead_safe(const tctx *c, const tsmsp *sp, uint64_t t)
+/* The ready mask, vector from 5 warps on where the host can (below, the scalar loop has fewer
+ * steps). */
+static inline uint64_t ready_mask(const tctx *c, const tsmsp *sp, int n, uint64_t t)
 {
-    int n = sp->nwarps;
 #ifdef SCHED_X86
-    uint64_t ready = c->avx2 && n > SCHED_SCAN_PAD / 2 ? ready_mask_avx2(sp, n, t)
-                                                       : ready_mask_scalar(sp, n, t);
+    return c->avx2 && n > SCHED_SCAN_PAD / 2 ? ready_mask_avx2(sp, n, t)
+                                            : ready_mask_scalar(sp, n, t);
 #else
     (void)c;
-    uint64_t ready = ready_mask_scalar(sp, n, t);
+    return ready_mask_scalar(sp, n, t);
 #endif
+}
+
+int sched_ahead_safe(const tctx *c, const tsmsp *sp, uint64_t t)
+{
+    uint64_t ready = ready_mask(c, sp, sp->nwarps, t);
     /* a global or local access could be picked: its L2 part is the window's */
     if ((ready & sp->cmask[RES_LG]) && sp->qp[RES_LG] <= t)
         return 0;
@@ -1178,12 +1184,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     uint64_t emask = 0; /* lns: the eligible warps */
     if (lns) {
         uint32_t cbusy = classes_busy(c, sp, t);
-#ifdef SCHED_X86
-        uint64_t ready = c->avx2 && n > SCHED_SCAN_PAD / 2 ? ready_mask_avx2(sp, n, t)
-                                                           : ready_mask_scalar(sp, n, t);
-#else
-        uint64_t ready = ready_mask_scalar(sp, n, t);
-#endif
+        uint64_t ready = ready_mask(c, sp, n, t);
         uint64_t held = class_warps(sp, cbusy), lz = sp->lzm;
         uint64_t look = skip ? ready & ~held : ready;
         emask = look & lz & ~held; /* lazy and still eligible: nothing to do */
