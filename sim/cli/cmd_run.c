@@ -30,6 +30,7 @@
 #include "occupancy.h"
 #include "ptx.h"
 #include "ptxas.h"
+#include "spillmap.h"
 #include "timing.h"
 #include "sancheck.h"
 
@@ -41,6 +42,7 @@ static const char usage[] =
     "                   [--smem DYNAMIC_BYTES] [--regs N] [--arg SPEC]... [--json]\n"
     "                   [--trace FILE] [--dump DIR] [--policy lrr|gto|two-level]\n"
     "                   [--max-cycles N] [--sanitize] [--ptx-order]\n"
+    "                   [--spills MAP | --no-spills]\n"
     "\n"
     "Runs one kernel launch on the simulated GPU, cycle by cycle (docs/model.md).\n"
     "--arg SPEC, one per kernel parameter, in order:\n"
@@ -56,6 +58,9 @@ static const char usage[] =
     "  warps with no barrier between them (docs/robustness.md); it runs functionally.\n"
     "--ptx-order issues the PTX in the order nvcc wrote it; by default each basic block is first\n"
     "  reordered the way ptxas schedules it (same results; docs/model.md, compiler model).\n"
+    "--spills MAP issues the spill stores and reloads that ptxas adds to the kernel, read from MAP\n"
+    "  (scripts/sass-spills.py writes it); by default from KERNEL.spills beside KERNEL.ptx when it\n"
+    "  exists. --no-spills ignores it (docs/model.md, section 11).\n"
     "Exit status: 0 ok, 1 usage, 2 unsupported PTX, 3 fault in the kernel, 4 deadlock/--max-cycles.\n"
     "See docs/run.md.\n";
 
@@ -65,7 +70,7 @@ static const char usage[] =
 #define RUN_DEFAULT_MAX_CYCLES UINT64_C(100000000)
 
 typedef struct {
-    const char *ptx, *kernel, *arch, *trace, *dump, *policy;
+    const char *ptx, *kernel, *arch, *trace, *dump, *policy, *spills;
     const char *grid_s, *block_s;
     uint32_t grid[3], block[3];
     uint64_t smem, max_cycles;
@@ -73,6 +78,7 @@ typedef struct {
     int json;
     int ptx_order; /* --ptx-order: no ptxas scheduling model */
     int sanitize; /* --sanitize: shared-memory initcheck/racecheck warnings (sancheck.h) */
+    int no_spills; /* --no-spills: no spill map, not even the one beside the PTX */
     const char *args[MAX_ARGS];
     int nargs;
 } run_opts;
@@ -89,6 +95,8 @@ typedef struct {
     int regs;
     const char *regs_source;
     int spill_bytes;        /* ptxas: spill stores + loads per thread; -1 when unknown */
+    spillmap *spills;       /* --spills, or the map beside the PTX; NULL: none */
+    const spill_kernel *sk; /* its entry for the kernel; NULL: none */
     occ_result occ;
     launch_stats st;     /* --sanitize (functional) runs */
     timing_result tr;    /* timed runs; --sanitize fills its instruction counts */
@@ -170,10 +178,15 @@ static int parse_opts(int argc, char **argv, run_opts *o)
             o->sanitize = 1;
             continue;
         }
+        if (!strcmp(a, "--no-spills")) {
+            o->no_spills = 1;
+            continue;
+        }
         /* Every other option takes a value: --opt VALUE or --opt=VALUE. */
         static const char *const valued[] = {"--kernel", "--arch",   "--grid",   "--block",
                                              "--smem",   "--regs",   "--arg",    "--trace",
-                                             "--dump",   "--policy", "--max-cycles"};
+                                             "--dump",   "--policy", "--max-cycles",
+                                             "--spills"};
         const char *val = NULL, *eq = strchr(a, '=');
         size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
         int which = -1;
@@ -204,6 +217,8 @@ static int parse_opts(int argc, char **argv, run_opts *o)
             o->dump = val;
         else if (!strcmp(name, "--policy"))
             o->policy = val;
+        else if (!strcmp(name, "--spills"))
+            o->spills = val;
         else if (!strcmp(name, "--arg")) {
             if (o->nargs == MAX_ARGS)
                 return cli_usage_error(CMD, "more than %d --arg options", MAX_ARGS);
@@ -227,6 +242,8 @@ static int parse_opts(int argc, char **argv, run_opts *o)
     }
     if (!o->ptx)
         return cli_usage_error(CMD, "missing KERNEL.ptx");
+    if (o->spills && o->no_spills)
+        return cli_usage_error(CMD, "--spills and --no-spills together");
     if (!o->kernel)
         return cli_usage_error(CMD, "missing --kernel NAME");
     if (!o->grid_s)
@@ -493,6 +510,10 @@ static void print_json(const run_opts *o, const run_state *s)
     cJSON_AddStringToObject(j, "regs_source", s->regs_source);
     if (s->spill_bytes >= 0) /* only when ptxas said */
         cJSON_AddNumberToObject(j, "spill_bytes", s->spill_bytes);
+    if (s->sk) { /* spill code simulated (docs/model.md, section 11) */
+        cJSON_AddStringToObject(j, "spill_map", s->spills->path);
+        cJSON_AddNumberToObject(j, "spill_ops", s->sk->nops);
+    }
     cJSON_AddNumberToObject(j, "warps_per_sm", s->occ.warps_per_sm);
     cJSON_AddStringToObject(j, "occupancy_limiter", occ_first_limiter(s->occ.limiters));
     /* cycles, time_us, stalls, occupancy, memory counters, opcodes, ... */
@@ -525,10 +546,15 @@ static void print_text(const run_opts *o, const run_state *s)
            s->functional ? ", functional run (--sanitize): instruction counts, no timing" : "");
     printf("  resources   %d registers/thread (%s), %u B static + %" PRIu64 " B dynamic shared\n",
            s->regs, s->regs_source, s->fn->smem_static, o->smem);
-    if (s->spill_bytes > 0)
+    if (s->sk && !s->functional)
+        printf("  spills      ptxas's %u spill stores and reloads (%s, a %u B frame per thread)\n"
+               "              run as local-memory instructions (docs/model.md, section 11)\n",
+               s->sk->nops, s->spills->path, s->sk->frame);
+    else if (s->spill_bytes > 0)
         printf("  spills      ptxas spills to fit %d registers (spill stores + loads in the code: "
-               "%d B per thread);\n              the model does not simulate spill traffic: this "
-               "time is optimistic (docs/model.md, section 10)\n", s->regs, s->spill_bytes);
+               "%d B per thread);\n              without a spill map (scripts/sass-spills.py) the "
+               "model does not simulate\n              that traffic: this time is optimistic "
+               "(docs/model.md, section 11)\n", s->regs, s->spill_bytes);
     if (s->functional)
         printf("  executed    %" PRIu64 " warp instructions, %" PRIu64 " thread instructions, "
                "branch efficiency %.1f%%\n", r->warp_instructions, r->thread_instructions,
@@ -550,6 +576,25 @@ static void run_free(run_state *s)
     devmem_destroy(s->mem);
     free(s->params);
     ptx_module_free(s->mod);
+    spillmap_free(s->spills);
+}
+
+/* The spill map: --spills, else the one beside the PTX; its entry for the kernel. */
+static int load_spills(const run_opts *o, run_state *s)
+{
+    if (o->no_spills || o->sanitize)
+        return WL_OK;
+    diag_t d;
+    diag_clear(&d);
+    wl_status st = o->spills ? spillmap_load(o->spills, &s->spills, &d)
+                             : spillmap_load_beside(o->ptx, &s->spills, &d);
+    if (st != WL_OK)
+        return cli_report(&d);
+    s->sk = spillmap_find(s->spills, o->kernel);
+    if (o->spills && !s->sk)
+        fprintf(stderr, "warplab run: note: %s has no [%s]: no spill code simulated\n", o->spills,
+                o->kernel);
+    return WL_OK;
 }
 
 static double now_seconds(void)
@@ -661,6 +706,8 @@ static int run_timed(const run_opts *o, run_state *s)
     cfg.max_cycles = o->max_cycles ? o->max_cycles : RUN_DEFAULT_MAX_CYCLES;
     cfg.trace_path = o->trace;
     cfg.ptx_path = o->ptx;
+    cfg.spills = s->sk;
+    cfg.spills_path = s->spills ? s->spills->path : NULL;
     /* the PTX text, embedded in the trace so the viewer can show lines (NULL: not embedded) */
     char *source = o->trace ? lesson_read_file(o->ptx, NULL) : NULL;
     cfg.ptx_source = source;
@@ -716,6 +763,8 @@ int cmd_run(int argc, char **argv)
         rc = cli_report(&d);
     if (!rc)
         rc = find_kernel(o, s);
+    if (!rc)
+        rc = load_spills(o, s);
     if (!rc)
         rc = check_launch(o, s);
     if (!rc)

@@ -37,6 +37,7 @@
 #include "cli.h"
 #include "devmem.h"
 #include "ptx.h"
+#include "spillmap.h"
 #include "timing.h"
 #include "validate_report.h"
 
@@ -316,10 +317,15 @@ static int simulate(const arch_t *a, vcase *c)
             st = argspec_fill(&s, params + off, &d);
         }
     }
+    spillmap *sm = NULL; /* ptxas's spill code, from the map beside the PTX (spillmap.h) */
+    if (st == WL_OK)
+        st = spillmap_load_beside(path, &sm, &d);
     if (st == WL_OK) {
         timing_config cfg = {.dyn_smem = c->smem, .params = params,
                              .params_size = k->param_size ? k->param_size : 8,
-                             .regs_per_thread = c->regs, .policy = -1};
+                             .regs_per_thread = c->regs, .policy = -1,
+                             .spills = spillmap_find(sm, c->kernel),
+                             .spills_path = sm ? sm->path : NULL};
         memcpy(cfg.grid, c->grid, sizeof cfg.grid);
         memcpy(cfg.block, c->block, sizeof cfg.block);
         timing_result r;
@@ -343,6 +349,7 @@ static int simulate(const arch_t *a, vcase *c)
     }
     devmem_destroy(mem);
     ptx_module_free(m);
+    spillmap_free(sm);
     if (st != WL_OK)
         return fail(c, st, &d);
     c->status = WL_OK;

@@ -210,6 +210,102 @@ static int module_ahead_safe(const ptx_module *m)
     return 1;
 }
 
+/* The pc of the kernel's instruction at PTX file line `line`, or -1. */
+static int64_t pc_at_line(const ptx_func *f, uint32_t line)
+{
+    for (uint32_t pc = 0; pc < f->ninsns; pc++)
+        if (f->insns[pc].line == line)
+            return pc;
+    return -1;
+}
+
+static int cmp_spill_after(const void *x, const void *y)
+{
+    const spill_op *a = x, *b = y;
+    /* by the instruction they follow, then in the map's order (stable: map lines are unique) */
+    if (a->after_line != b->after_line)
+        return a->after_line < b->after_line ? -1 : 1;
+    return a->map_line < b->map_line ? -1 : a->map_line > b->map_line;
+}
+
+/* ptxas's spill code (cfg->spills; spillmap.h) as tctx's tables: each op a tstatic that
+ * spill_fetch (sched.c) makes a warp's pending instruction after the one it follows; each
+ * reload a scoreboard key past every register's, which the instruction of its use line waits
+ * for. Errors name the map's line: a PTX line with no instruction of the kernel, or an op after
+ * a branch, exit, return or barrier (it would not run where ptxas put it). */
+static wl_status spill_setup(tctx *c, const timing_config *cfg)
+{
+    const spill_kernel *sk = cfg->spills;
+    if (!sk || sk->nops == 0)
+        return WL_OK;
+    const ptx_func *f = c->k;
+    const char *path = cfg->spills_path ? cfg->spills_path : "spill map";
+    uint32_t n = sk->nops;
+    c->spill_func = (uint32_t)(f - c->m->funcs);
+    c->spill_frame = sk->frame;
+    c->spill_ops = malloc(n * sizeof *c->spill_ops);
+    c->spill_ts = calloc(n, sizeof *c->spill_ts);
+    c->spill_keys = malloc(n * sizeof *c->spill_keys);
+    c->spill_after = calloc(f->ninsns + 1, sizeof *c->spill_after);
+    c->wait_first = calloc(f->ninsns + 1, sizeof *c->wait_first);
+    c->wait_count = calloc(f->ninsns + 1, sizeof *c->wait_count);
+    if (!c->spill_ops || !c->spill_ts || !c->spill_keys || !c->spill_after || !c->wait_first ||
+        !c->wait_count)
+        return oom(c);
+    memcpy(c->spill_ops, sk->ops, n * sizeof *c->spill_ops);
+    qsort(c->spill_ops, n, sizeof *c->spill_ops, cmp_spill_after);
+    c->nspill = n;
+    uint32_t key0 = c->nf * c->kstride; /* past every register's key */
+    int64_t prev = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        const spill_op *op = &c->spill_ops[i];
+        int64_t pc = pc_at_line(f, op->after_line);
+        if (pc < 0)
+            return diag_set(c->d, WL_EUSAGE, path, (int)op->map_line, 0,
+                            "no instruction of kernel %s at PTX line %u", f->name,
+                            op->after_line);
+        switch (f->insns[pc].op) {
+        case PTX_OP_BRA: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_BAR:
+        case PTX_OP_BAR_WARP_SYNC:
+            return diag_set(c->d, WL_EUSAGE, path, (int)op->map_line, 0,
+                            "a spill op after PTX line %u, a branch, exit, return or barrier",
+                            op->after_line);
+        default: break;
+        }
+        if (op->use_line && pc_at_line(f, op->use_line) < 0)
+            return diag_set(c->d, WL_EUSAGE, path, (int)op->map_line, 0,
+                            "no instruction of kernel %s at PTX line %u (the reload's use)",
+                            f->name, op->use_line);
+        if (pc != prev)
+            c->spill_after[pc] = i + 1;
+        else
+            c->spill_ts[i - 1].nspill = 1; /* the previous op of this pc has a next one */
+        prev = pc;
+        tstatic *ts = &c->spill_ts[i];
+        ts->valid = 1;
+        ts->res = RES_LG;
+        ts->opcode = PTX_OP_COUNT; /* not a PTX instruction: no opcode count */
+        ts->line = op->after_line;
+        ts->spill0 = i + 1;
+        if (!op->store) { /* the reload's result, a key of its own */
+            ts->ndst = 1;
+            ts->dst[0] = key0 + i;
+        }
+    }
+    /* the reloads each use line waits for, grouped by its pc */
+    uint32_t nk = 0;
+    for (uint32_t pc = 0; pc < f->ninsns; pc++) {
+        c->wait_first[pc] = nk;
+        for (uint32_t i = 0; i < n; i++)
+            if (c->spill_ops[i].use_line && c->spill_ops[i].use_line == f->insns[pc].line &&
+                c->wait_count[pc] < UINT16_MAX) {
+                c->spill_keys[nk++] = key0 + i;
+                c->wait_count[pc]++;
+            }
+    }
+    return WL_OK;
+}
+
 static wl_status setup(tctx *c, const timing_config *cfg)
 {
     const arch_t *a = c->a;
@@ -311,7 +407,7 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     if (!c->mem)
         return oom(c);
     mem_set_smem_pool(c->mem, c->smem_pool);
-    return WL_OK;
+    return spill_setup(c, cfg);
 }
 
 static wl_status occupancy(tctx *c, const timing_config *cfg)
@@ -384,6 +480,12 @@ static void teardown(tctx *c)
     free(c->scratch_blocks);
     free(c->pfq);
     free(c->scratch_resolve);
+    free(c->spill_ops);
+    free(c->spill_ts);
+    free(c->spill_keys);
+    free(c->spill_after);
+    free(c->wait_first);
+    free(c->wait_count);
     mem_destroy(c->mem);
     exec_prog_destroy(c->prog);
 }

@@ -376,7 +376,64 @@ static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
         break;
     default: break;
     }
+    if (c->spill_after && (uint32_t)in->func == c->spill_func) { /* ptxas's spill code */
+        ts->nspill = c->spill_after[in->pc] != 0;
+        ts->spill0 = ts->nspill ? c->spill_after[in->pc] - 1 : 0;
+        ts->nwait = c->wait_count[in->pc];
+        ts->wait0 = c->wait_first[in->pc];
+    }
     ts->valid = 1;
+}
+
+/* ptxas's spill code (spillmap.h; docs/model.md, section 11). Hardware: a thread's stack frame
+ * lives in local memory, which is laid out so that the same 4-byte word of the 32 threads of a
+ * warp is 128 consecutive bytes (CUDA C++ Programming Guide, "Local Memory"), and sized for
+ * every warp the GPU can hold. Model: warp slot `slot` of SM `sm` owns frame * 32 bytes at
+ * (sm * max_warps_per_sm + slot) * frame * 32 of a local address space of its own (the memory
+ * system tags local lines); a B-byte access at frame offset o takes lane l to o * 32 + l * B of
+ * that (for B = 4 exactly the interleave above; wider accesses keep their lanes' bytes
+ * together). Spill op idx, for the lanes in w->spill_mask, becomes w's pending instruction: an
+ * LG-queue local access like an LDL/STL, a reload writing its key (waited for by its use). */
+static wl_status spill_fetch(tctx *c, tw *w, uint32_t idx, uint64_t now)
+{
+    const tstatic *ts = &c->spill_ts[idx];
+    const spill_op *op = &c->spill_ops[idx];
+    const arch_t *a = c->a;
+    tdigest *g = &w->dg;
+    w->has_pending = 1;
+    w->res = RES_LG;
+    w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
+    g->st = ts;
+    g->fnow = now;
+    g->xwait = 0;
+    g->exec_mask = w->spill_mask;
+    g->exit_mask = 0;
+    g->flags = 0;
+    g->space = PTX_SPACE_LOCAL;
+    g->mkind = op->store ? MEM_STORE : MEM_LOAD;
+    uint64_t base = ((uint64_t)w->blk->sm * (uint64_t)a->max_warps_per_sm + w->slot) *
+                        (uint64_t)c->spill_frame * 32u + (uint64_t)op->offset * 32u;
+    uint64_t sb = (uint64_t)a->sector_bytes, spl = (uint64_t)a->line_bytes / sb;
+    uint64_t *secs = c->scratch_secs;
+    uint32_t n = 0, nl = 0;
+    for (uint32_t m = w->spill_mask; m; m &= m - 1) { /* ascending addresses */
+        uint64_t at = base + (uint64_t)__builtin_ctz(m) * op->bytes;
+        for (uint64_t s = at / sb; s <= (at + op->bytes - 1) / sb; s++)
+            if (n == 0 || secs[n - 1] < s) {
+                nl += n == 0 || secs[n - 1] / spl != s / spl;
+                secs[n++] = s;
+            }
+    }
+    g->nsec = n;
+    g->nlines = nl;
+    if (n > TW_SECS_IN && !w->secs_heap &&
+        !(w->secs_heap = malloc(TW_MAX_SECS * sizeof *w->secs_heap)))
+        return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    w->secs = n > TW_SECS_IN ? w->secs_heap : w->secs_in;
+    memcpy(w->secs, secs, (size_t)n * sizeof *w->secs);
+    mem_prefetch(c->mem, w->blk->sm, 1, w->secs, n);
+    sb_deps(&w->sb, ts->dst, ts->ndst, 1, now, w->T); /* the reload's previous write */
+    return WL_OK;
 }
 
 wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
@@ -427,6 +484,8 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         w->dg.fnow = now;
         w->dg.xwait = 0;
         sb_deps(&w->sb, ts->src, ts->nsrc, 0, now, w->T);
+        if (ts->nwait) /* spill reloads it uses */
+            sb_deps(&w->sb, c->spill_keys + ts->wait0, ts->nwait, 0, now, w->T);
         int fold = 0;
         if (ts->unroll) { /* issued in one iteration of 4 (ptx_sched.c) */
             fold = w->unroll_it % 4u != 3u ? 2 : 0;
@@ -452,6 +511,10 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         for (int i = 0; i < ts->ndst; i++)
             if (sb_set(&w->sb, ts->dst[i], ready, kind, now))
                 return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+        if (ts->nspill && in->active) { /* spill ops after it: they are issued */
+            w->spill_mask = in->active;
+            return spill_fetch(c, w, ts->spill0, now);
+        }
     }
     w->has_pending = 1;
     const exec_step_info *in = &c->info;
@@ -464,6 +527,8 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     if (ts->pf_data)
         exec_warp_prefetch_data(b->eb, w->bw);
     w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify_mem(in) : ts->res;
+    if (ts->nspill) /* spill ops follow it: their lanes (sched_issue) */
+        w->spill_mask = in->active;
     if (digest(c, w, in, ts))
         return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     sb_deps(&w->sb, ts->dst, ts->ndst, 1, now, w->T);
@@ -540,6 +605,8 @@ void sched_settle(tctx *c, tw *w)
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
         const tstatic *ts = w->dg.st;
         sb_deps(&w->sb, ts->src, ts->nsrc, 0, w->dg.fnow, w->T);
+        if (ts->nwait)
+            sb_deps(&w->sb, c->spill_keys + ts->wait0, ts->nwait, 0, w->dg.fnow, w->T);
         sb_deps(&w->sb, ts->dst, ts->ndst, 1, w->dg.fnow, w->T);
         w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);
         changed = 1;
@@ -719,7 +786,8 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
      * word that the byte store of has_pending cannot forward to: the load waits for the store
      * to reach the cache, 6 % of sched_eval's samples on bk_transpose33.) */
     if (st == WL_OK && w->state == TW_ACTIVE && (!barrier || !w->has_pending))
-        st = sched_fetch(c, w, t);
+        st = ts->nspill && !barrier && w->spill_mask ? spill_fetch(c, w, ts->spill0, t)
+                                                     : sched_fetch(c, w, t);
     if (xissue > 1 && w->has_pending) { /* this warp issues the rest of the expansion first */
         w->dg.xwait = t + xissue;
         w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);

@@ -22,6 +22,7 @@
 #include "devmem.h"
 #include "diag.h"
 #include "ir.h"
+#include "spillmap.h"
 #include "stall.h"
 
 typedef struct cJSON cJSON;
@@ -50,6 +51,9 @@ typedef struct {
                                    same either way; the tests use it to check that. */
     int no_ahead;               /* 1: no SM runs ahead of the window (gpu.c run_loop); the
                                    results are the same either way (the tests compare) */
+    const spill_kernel *spills; /* ptxas's spill code of this kernel (spillmap.h), issued as
+                                   local-memory warp instructions; NULL: none */
+    const char *spills_path;    /* its map file, for errors (may be NULL) */
     const char *ptx_path;       /* recorded in the trace header (may be NULL) */
     const char *ptx_source;     /* PTX text embedded in the trace (may be NULL) */
     /* Called about every million warp instructions (NULL: never); the CLI prints progress. */

@@ -123,6 +123,12 @@ typedef struct {
     uint32_t lat;           /* fixed latency of a math instruction */
     uint32_t sleep;         /* cycles to sleep when it yields */
     uint32_t src[EXEC_MAX_REGS], dst[EXEC_MAX_REGS]; /* scoreboard keys read and written */
+    /* ptxas's spill code (spillmap.h, sched.c spill_fetch): spill ops follow it (then spill0 is
+     * the first, in tctx.spill_ts), and the reloads it waits for (nwait keys from
+     * tctx.spill_keys[wait0]) */
+    uint8_t nspill;
+    uint16_t nwait;
+    uint32_t spill0, wait0;
 } tstatic;
 
 typedef struct {
@@ -174,6 +180,7 @@ typedef struct tw {
     uint8_t pend_drain, pend_membar, resolving;
     uint64_t drain_base, membar_base;
     uint32_t unroll_it;     /* back branches of unrolled loops taken (PTX_F_UNROLL_CTL) */
+    uint32_t spill_mask;    /* lanes active at the instruction spill ops follow (spill_fetch) */
     int bar_id;             /* barrier it waits at (TW_BARRIER) */
     uint32_t bar_line;
     sb_t sb;
@@ -323,6 +330,15 @@ typedef struct tctx {
     hugemem_arena *arena;   /* SMs, schedulers, blocks: freed at once at the end (hugemem.h) */
     /* tstatic entries: stat[f][pc] for function f of the module (sched_fetch fills them) */
     tstatic **stat;
+    /* ptxas's spill code for the kernel (timing_config.spills; gpu.c spill_setup): one tstatic
+     * and op per spill op, in the order they issue (grouped by the kernel's pc they follow);
+     * per pc of the kernel the first op after it and the reload keys it waits for */
+    tstatic *spill_ts;
+    spill_op *spill_ops;
+    uint32_t nspill, spill_frame, spill_func;
+    uint32_t *spill_keys;
+    uint32_t *spill_after, *wait_first; /* per pc: first op + 1 (0: none); first key */
+    uint16_t *wait_count;
 } tctx;
 
 /* sb.c */
