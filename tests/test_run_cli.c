@@ -459,6 +459,56 @@ static void test_spill_warning(void **state)
     free(ptxas);
 }
 
+/* The spill map beside the PTX (gpu/ptx/occupancy_regs.spills) is used by default and named
+ * in the JSON; --no-spills ignores it; a bad --spills map is an error naming its line. */
+static void test_spill_map(void **state)
+{
+    (void)state;
+    const char *ptx = tu_path("gpu/ptx/occupancy_regs.ptx");
+    const char *base[] = {"run", ptx, "--kernel", "or_regs_lb8", "--grid", "1", "--block", "32",
+                          "--regs", "32", "--arg", "u32[2304]:random(3)", "--arg", "u32[32]:zeros",
+                          "--arg", "s32:32", "--arg", "s32:2", "--json", NULL, NULL};
+    int nb = (int)(sizeof base / sizeof base[0]) - 2;
+    tu_result r;
+    tu_warplabv(&r, nb, base);
+    cJSON *j = r.status == 0 ? cJSON_Parse(r.out) : NULL;
+    if (!j)
+        fail_msg("exit %d: %s", r.status, r.err);
+    cJSON *map = cJSON_GetObjectItem(j, "spill_map"), *ops = cJSON_GetObjectItem(j, "spill_ops");
+    if (!cJSON_IsString(map) || !strstr(map->valuestring, "occupancy_regs.spills") ||
+        !cJSON_IsNumber(ops) || ops->valueint <= 0 ||
+        cJSON_GetObjectItem(j, "local_requests")->valuedouble <= 0)
+        fail_msg("no spill map in the JSON: %.600s", r.out);
+    cJSON_Delete(j);
+    tu_free(&r);
+    base[nb] = "--no-spills";
+    tu_warplabv(&r, nb + 1, base);
+    j = r.status == 0 ? cJSON_Parse(r.out) : NULL;
+    if (!j || cJSON_GetObjectItem(j, "spill_map") ||
+        cJSON_GetObjectItem(j, "local_requests")->valuedouble != 0)
+        fail_msg("--no-spills: exit %d, %.600s", r.status, r.out);
+    cJSON_Delete(j);
+    tu_free(&r);
+    char bad[1024];
+    snprintf(bad, sizeof bad, "%s/bad.spills", tu_tmpdir());
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("[or_regs_lb8]\nframe = 8\nop = stl 1 4 8\n", f);
+    fclose(f);
+    base[nb] = "--spills";
+    base[nb + 1] = bad;
+    tu_warplabv(&r, nb + 2, base);
+    char want[1100];
+    snprintf(want, sizeof want, "%s:3", bad);
+    if (r.status != 1 || !strstr(r.err, want) || !strstr(r.err, "outside the 8-byte frame"))
+        fail_msg("bad map: exit %d, stderr %s", r.status, r.err);
+    tu_free(&r);
+    remove(bad);
+    expect(&r, 1, "--spills and --no-spills together", "run", ptx, "--kernel", "or_regs_lb8",
+           "--grid", "1", "--block", "32", "--spills", bad, "--no-spills", NULL);
+    tu_free(&r);
+}
+
 /* Two identical runs give identical JSON apart from host time. */
 static void test_device_printf(void **state)
 {
@@ -549,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_million_blocks),
         cmocka_unit_test(test_regs_sources),
         cmocka_unit_test(test_spill_warning),
+        cmocka_unit_test(test_spill_map),
         cmocka_unit_test(test_device_printf),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_ptx_order),

@@ -455,6 +455,107 @@ static void test_global_load_store(void **state)
     tt_close(&t);
 }
 
+/* ---- ptxas's spill code (spillmap.h; docs/model.md, section 11) -----------------------------
+ * fma_chain (file lines: 7 mov, 8-11 the four fma, 12 ret) with a spill store and a reload of
+ * frame offset 0 after the first fma, the reload waited for by the third:
+ *  0 fma %f2 (line 8)   1 STL: the LSU's address stage takes it at 1 (busy to 5), the L1 at 1
+ *  (its line allocated, ready at 1 + 32 = 33), acknowledged by the L2 at 1 + 281 = 282
+ *  2 LDL: address stage at 5 (busy), L1 at 5, a hit on the line the store wrote: 5 + 32 = 37
+ *  3 fma %f3 waits on %f2 (wait 1 cycle), issues at 4   37 fma %f4 (long_scoreboard 5..36, 32
+ *  cycles: the reload comes before %f3's fixed-latency wait)   41 fma %f5 (wait 38..40)
+ *  42 ret; the warp drains 43..281 for the store's acknowledgement and retires at 282. */
+static spill_op spill_chain_ops[] = {
+    {.store = 1, .bytes = 4, .offset = 0, .after_line = 8, .map_line = 1},
+    {.store = 0, .bytes = 4, .offset = 0, .after_line = 8, .use_line = 10, .map_line = 2},
+};
+
+static void test_spill_code(void **state)
+{
+    (void)state;
+    spill_kernel sk = {.kernel = "k", .frame = 4, .ops = spill_chain_ops, .nops = 2};
+    tt t;
+    tt_open(&t, fma_chain, "k");
+    t.cfg.spills = &sk;
+    tt_run_ok(&t);
+    expect_u64("cycles", t.r.cycles, 282);
+    expect_u64("warp instructions", t.r.warp_instructions, 7); /* 5 PTX + 2 spill ops */
+    expect_u64("wait", t.r.stalls[STALL_WAIT], 4);
+    expect_u64("long_scoreboard", t.r.stalls[STALL_LONG_SCOREBOARD], 32);
+    expect_u64("drain", t.r.stalls[STALL_DRAIN], 239);
+    expect_u64("local requests", t.r.local_requests, 2);
+    expect_u64("local sectors", t.r.local_sectors, 8); /* 32 lanes x 4 B each */
+    expect_u64("fma count", t.r.op_count[PTX_OP_FMA], 4); /* spill ops count as no opcode */
+    tt_close(&t);
+    /* the map names an instruction the op cannot follow, or a line without one */
+    static const struct {
+        uint32_t after, use;
+        const char *reason;
+    } bad[] = {{12, 0, "branch, exit, return or barrier"},
+               {6, 0, "no instruction of kernel k at PTX line 6"},
+               {8, 13, "the reload's use"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        spill_op op = {.bytes = 4, .after_line = bad[i].after, .use_line = bad[i].use,
+                       .map_line = 7};
+        spill_kernel one = {.kernel = "k", .frame = 4, .ops = &op, .nops = 1};
+        tt_open(&t, fma_chain, "k");
+        t.cfg.spills = &one;
+        t.cfg.spills_path = "k.spills";
+        expect_u64("status", (uint64_t)tt_run(&t), WL_EUSAGE);
+        if (!strstr(t.err, bad[i].reason) || !strstr(t.err, "k.spills:7"))
+            fail_msg("bad map %zu: %s", i, t.err);
+        tt_close(&t);
+    }
+}
+
+/* The committed map of or_regs_lb8 (gpu/ptx/occupancy_regs.spills), one warp, 0, 1 and 2 rounds
+ * of its loop: each spill op runs once each time the instruction it follows runs, so the local
+ * requests grow by the same count per round, and the ops before and after the loop plus those
+ * of one round are every op of the map. */
+static void test_spill_map_counts(void **state)
+{
+    (void)state;
+    spillmap *map = NULL;
+    diag_t d;
+    diag_clear(&d);
+    const char *ptx = tu_path("gpu/ptx/occupancy_regs.ptx");
+    if (spillmap_load_beside(ptx, &map, &d) != WL_OK || !map)
+        fail_msg("spill map: %s", d.msg);
+    const spill_kernel *sk = spillmap_find(map, "or_regs_lb8");
+    assert_non_null(sk);
+    uint64_t req[3];
+    for (int rounds = 0; rounds < 3; rounds++) {
+        tt t;
+        memset(&t, 0, sizeof t);
+        if (arch_load(tu_path("sim/arch"), "h200", &t.a, &t.d) != WL_OK ||
+            ptx_parse_file(ptx, &t.m, &t.d) != WL_OK || ptx_schedule(t.m, &t.d) != WL_OK)
+            fail_msg("setup: %s", t.d.msg);
+        t.k = ptx_find_func(t.m, "or_regs_lb8");
+        assert_non_null(t.k);
+        t.mem = devmem_create(0);
+        t.cfg.grid[0] = t.cfg.grid[1] = t.cfg.grid[2] = 1;
+        t.cfg.block[0] = 32;
+        t.cfg.block[1] = t.cfg.block[2] = 1;
+        t.cfg.regs_per_thread = 32;
+        t.cfg.policy = -1;
+        t.cfg.spills = sk;
+        tt_buffer(&t, 72 * 32 * 4); /* in: 72 words per thread */
+        tt_buffer(&t, 32 * 4);      /* out */
+        int32_t n = 32;
+        memcpy(t.params + t.nparams, &n, 4);
+        memcpy(t.params + t.nparams + 4, &rounds, 4);
+        t.nparams += 8;
+        tt_run_ok(&t);
+        req[rounds] = t.r.local_requests;
+        tt_close(&t);
+    }
+    uint64_t per_round = req[1] - req[0];
+    if (per_round == 0 || req[2] - req[1] != per_round || req[0] + per_round != sk->nops)
+        fail_msg("local requests %llu, %llu, %llu for 0, 1, 2 rounds; %u ops in the map",
+                 (unsigned long long)req[0], (unsigned long long)req[1],
+                 (unsigned long long)req[2], sk->nops);
+    spillmap_free(map);
+}
+
 /* ---- a divergent branch -----------------------------------------------------------------------
  * 0 mov %r1,%tid.x (at 5); 5 setp (at 10); 10 @%p1 bra: lanes 0-15 jump, 16-31 fall through;
  * the warp runs one path at a time, the taken one first (pre-Volta stack order of the
@@ -949,6 +1050,8 @@ int main(void)
         cmocka_unit_test(test_barrier_slow_warp),
         cmocka_unit_test(test_exit_after_barrier),
         cmocka_unit_test(test_global_load_store),
+        cmocka_unit_test(test_spill_code),
+        cmocka_unit_test(test_spill_map_counts),
         cmocka_unit_test(test_divergent_branch),
         cmocka_unit_test(test_divergent_syncwarp),
         cmocka_unit_test(test_smid),
