@@ -41,7 +41,7 @@
 #define LESSON_MAX_RUNS 12
 #define LESSON_MAX_OCCS 12
 #define LESSON_MAX_ARCHS 4
-#define LESSON_MAX_CHECKS 24
+#define LESSON_MAX_CHECKS 32
 
 typedef enum { LESSON_REQ_NONE, LESSON_REQ_TIMING, LESSON_REQ_MEASURED } lesson_req;
 typedef struct {

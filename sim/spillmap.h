@@ -1,4 +1,4 @@
-/* spillmap: where ptxas spills registers, placed on the PTX (docs/model.md, section 11).
+/* spillmap: where ptxas spills registers, placed on the PTX (docs/model.md, section 9).
  *
  * PTX has no spill code: ptxas adds stores to and reloads from each thread's stack frame in
  * local memory when a kernel must fit fewer registers than it needs (__launch_bounds__,

@@ -455,7 +455,7 @@ static void test_global_load_store(void **state)
     tt_close(&t);
 }
 
-/* ---- ptxas's spill code (spillmap.h; docs/model.md, section 11) -----------------------------
+/* ---- ptxas's spill code (spillmap.h; docs/model.md, section 9) -----------------------------
  * fma_chain (file lines: 7 mov, 8-11 the four fma, 12 ret) with a spill store and a reload of
  * frame offset 0 after the first fma, the reload waited for by the third:
  *  0 fma %f2 (line 8)   1 STL: the LSU's address stage takes it at 1 (busy to 5), the L1 at 1

@@ -60,7 +60,7 @@ static const char usage[] =
     "  reordered the way ptxas schedules it (same results; docs/model.md, compiler model).\n"
     "--spills MAP issues the spill stores and reloads that ptxas adds to the kernel, read from MAP\n"
     "  (scripts/sass-spills.py writes it); by default from KERNEL.spills beside KERNEL.ptx when it\n"
-    "  exists. --no-spills ignores it (docs/model.md, section 11).\n"
+    "  exists. --no-spills ignores it (docs/model.md, section 9).\n"
     "Exit status: 0 ok, 1 usage, 2 unsupported PTX, 3 fault in the kernel, 4 deadlock/--max-cycles.\n"
     "See docs/run.md.\n";
 
@@ -510,7 +510,7 @@ static void print_json(const run_opts *o, const run_state *s)
     cJSON_AddStringToObject(j, "regs_source", s->regs_source);
     if (s->spill_bytes >= 0) /* only when ptxas said */
         cJSON_AddNumberToObject(j, "spill_bytes", s->spill_bytes);
-    if (s->sk) { /* spill code simulated (docs/model.md, section 11) */
+    if (s->sk) { /* spill code simulated (docs/model.md, section 9) */
         cJSON_AddStringToObject(j, "spill_map", s->spills->path);
         cJSON_AddNumberToObject(j, "spill_ops", s->sk->nops);
     }
@@ -548,13 +548,13 @@ static void print_text(const run_opts *o, const run_state *s)
            s->regs, s->regs_source, s->fn->smem_static, o->smem);
     if (s->sk && !s->functional)
         printf("  spills      ptxas's %u spill stores and reloads (%s, a %u B frame per thread)\n"
-               "              run as local-memory instructions (docs/model.md, section 11)\n",
+               "              run as local-memory instructions (docs/model.md, section 9)\n",
                s->sk->nops, s->spills->path, s->sk->frame);
     else if (s->spill_bytes > 0)
         printf("  spills      ptxas spills to fit %d registers (spill stores + loads in the code: "
                "%d B per thread);\n              without a spill map (scripts/sass-spills.py) the "
                "model does not simulate\n              that traffic: this time is optimistic "
-               "(docs/model.md, section 11)\n", s->regs, s->spill_bytes);
+               "(docs/model.md, section 9)\n", s->regs, s->spill_bytes);
     if (s->functional)
         printf("  executed    %" PRIu64 " warp instructions, %" PRIu64 " thread instructions, "
                "branch efficiency %.1f%%\n", r->warp_instructions, r->thread_instructions,

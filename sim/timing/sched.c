@@ -385,7 +385,7 @@ static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
     ts->valid = 1;
 }
 
-/* ptxas's spill code (spillmap.h; docs/model.md, section 11). Hardware: a thread's stack frame
+/* ptxas's spill code (spillmap.h; docs/model.md, section 9). Hardware: a thread's stack frame
  * lives in local memory, which is laid out so that the same 4-byte word of the 32 threads of a
  * warp is 128 consecutive bytes (CUDA C++ Programming Guide, "Local Memory"), and sized for
  * every warp the GPU can hold. Model: warp slot `slot` of SM `sm` owns frame * 32 bytes at
