@@ -10,7 +10,6 @@
 #include "arch.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -20,6 +19,8 @@
 #include <string.h>
 
 #include <ini.h>
+
+#include "inifile.h"
 
 typedef enum { K_INT, K_DOUBLE, K_STR, K_LIST, K_CC } field_kind;
 
@@ -119,15 +120,10 @@ static const char *const sections[] = {"gpu", "sm", "smem", "memory", "latency",
 
 /* Parsing state shared by the line reader and the inih handler. */
 typedef struct {
-    FILE *f;
-    const char *path;
-    int line;                   /* line the reader returned last: the one being handled */
+    ini_file src;               /* the file, the line being handled, the first error */
     int field_line[NFIELDS];    /* where each key was set; 0 = not yet */
     int section_line[NSECTIONS];
-    int last_section_line;      /* the latest [header] of any name */
     arch_t *out;
-    diag_t *d;
-    int failed;
 } load_ctx;
 
 static void *field_ptr(arch_t *a, const arch_field *fd)
@@ -135,30 +131,24 @@ static void *field_ptr(arch_t *a, const arch_field *fd)
     return (char *)a + fd->offset;
 }
 
-/* inih's fgets-style reader: counts lines, so errors can name them, and notes section
- * headers, so a missing key can point at its section. */
+/* The handlers' error: the first one is kept, at the line being handled (inifile.h). */
+#define fail(c, ...) ini_file_fail(&(c)->src, __VA_ARGS__)
+
+/* inih's reader (ini_file_reader: counts lines, for the errors), noting where each known
+ * section's header is, so a missing key can point at its section. */
 static char *reader(char *str, int num, void *stream)
 {
     load_ctx *c = stream;
-    if (c->failed || !fgets(str, num, c->f))
-        return NULL;
-    c->line++;
-    size_t n = strlen(str);
-    if (n > 0 && str[n - 1] != '\n' && !feof(c->f)) {
-        diag_set(c->d, WL_EUSAGE, c->path, c->line, 0, "line longer than %d characters", num - 3);
-        c->failed = 1;
-        return NULL;
-    }
+    char *r = ini_file_reader(str, num, &c->src);
+    if (!r || c->src.header_line != c->src.line)
+        return r;
     const char *p = str;
     while (isspace((unsigned char)*p))
         p++;
-    if (*p != '[')
-        return str;
-    c->last_section_line = c->line;
     for (size_t i = 0; i < NSECTIONS; i++) {
         size_t len = strlen(sections[i]);
         if (!strncmp(p + 1, sections[i], len) && p[1 + len] == ']')
-            c->section_line[i] = c->line;
+            c->section_line[i] = c->src.line;
     }
     return str;
 }
@@ -181,19 +171,6 @@ static int parse_number(const char *s, int want_int, double *v)
         return 0;
     *v = x;
     return 1;
-}
-
-static int fail(load_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(load_ctx *c, const char *fmt, ...)
-{
-    if (!c->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        diag_vset(c->d, WL_EUSAGE, c->path, c->line, 0, fmt, ap);
-        va_end(ap);
-        c->failed = 1;
-    }
-    return 0; /* inih: handler failed */
 }
 
 static int set_number(load_ctx *c, const arch_field *fd, const char *sec, const char *key,
@@ -243,7 +220,7 @@ static int set_list(load_ctx *c, const arch_field *fd, const char *sec, const ch
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     load_ctx *c = user;
-    if (c->failed)
+    if (c->src.failed)
         return 0;
     int known_section = 0;
     for (size_t i = 0; i < NSECTIONS; i++)
@@ -251,7 +228,7 @@ static int handler(void *user, const char *section, const char *name, const char
     if (!*section)
         return fail(c, "key '%s' before any [section]", name);
     if (!known_section) {
-        c->line = c->last_section_line; /* point at the header, not its first key */
+        c->src.line = c->src.header_line; /* point at the header, not its first key */
         return fail(c, "unknown section [%s]", section);
     }
     const arch_field *fd = NULL;
@@ -266,7 +243,7 @@ static int handler(void *user, const char *section, const char *name, const char
     if (c->field_line[idx])
         return fail(c, "[%s] %s: given twice (first on line %d; an indented line continues "
                        "the key above)", section, name, c->field_line[idx]);
-    c->field_line[idx] = c->line;
+    c->field_line[idx] = c->src.line;
     void *dst = field_ptr(c->out, fd);
     switch (fd->kind) {
     case K_STR:
@@ -346,7 +323,7 @@ static wl_status check_consistency(load_ctx *c, const char *stem)
         for (size_t k = 0; k < NFIELDS; k++)
             if (!strcmp(fields[k].key, checks[i].key))
                 line = line ? line : c->field_line[k];
-        return diag_set(c->d, WL_EUSAGE, c->path, line, 0, "%s: %s", checks[i].key,
+        return diag_set(c->src.d, WL_EUSAGE, c->src.path, line, 0, "%s: %s", checks[i].key,
                         checks[i].msg);
     }
     return WL_OK;
@@ -367,15 +344,15 @@ wl_status arch_load_file(const char *path, arch_t *out, diag_t *d)
     load_ctx c;
     memset(&c, 0, sizeof c);
     memset(out, 0, sizeof *out);
-    c.path = path;
+    c.src.path = path;
     c.out = out;
-    c.d = d;
-    c.f = fopen(path, "r");
-    if (!c.f)
+    c.src.d = d;
+    c.src.f = fopen(path, "r");
+    if (!c.src.f)
         return diag_set(d, WL_EUSAGE, path, 0, 0, "cannot read arch file: %s", strerror(errno));
     int rc = ini_parse_stream(reader, &c, handler, &c);
-    fclose(c.f);
-    if (c.failed)
+    fclose(c.src.f);
+    if (c.src.failed)
         return d->status;
     if (rc != 0)
         return diag_set(d, WL_EUSAGE, path, rc > 0 ? rc : 0, 0,

@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,48 +10,12 @@
 
 #include <ini.h>
 
+#include "inifile.h"
+
 typedef struct {
-    FILE *f;
-    const char *path;
-    int line;        /* the line the reader returned last: the one being handled */
-    int header_line; /* the latest [kernel] header */
+    ini_file src; /* the file, its current line, the first error */
     spillmap *m;
-    diag_t *d;
-    int failed;
 } load_ctx;
-
-static int fail(load_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(load_ctx *c, const char *fmt, ...)
-{
-    if (!c->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        diag_vset(c->d, WL_EUSAGE, c->path, c->line, 0, fmt, ap);
-        va_end(ap);
-        c->failed = 1;
-    }
-    return 0; /* inih: handler failed */
-}
-
-/* inih's fgets-style reader, counting lines so that errors can name them. */
-static char *reader(char *str, int num, void *stream)
-{
-    load_ctx *c = stream;
-    if (c->failed || !fgets(str, num, c->f))
-        return NULL;
-    c->line++;
-    size_t n = strlen(str);
-    if (n > 0 && str[n - 1] != '\n' && !feof(c->f)) {
-        fail(c, "line longer than %d characters", num - 3);
-        return NULL;
-    }
-    const char *p = str;
-    while (isspace((unsigned char)*p))
-        p++;
-    if (*p == '[')
-        c->header_line = c->line;
-    return str;
-}
 
 /* One unsigned number token of s at *pos (decimal or 0x); 0 when there is none. */
 static int number(const char **pos, uint32_t *v)
@@ -74,37 +37,39 @@ static int number(const char **pos, uint32_t *v)
 
 static int parse_op(load_ctx *c, spill_kernel *k, const char *value)
 {
-    spill_op op = {.map_line = (uint32_t)c->line};
+    ini_file *src = &c->src;
+    spill_op op = {.map_line = (uint32_t)src->line};
     const char *p = value;
     while (*p == ' ' || *p == '\t')
         p++;
     if (!strncmp(p, "stl", 3) && isspace((unsigned char)p[3]))
         op.store = 1;
     else if (!(!strncmp(p, "ldl", 3) && isspace((unsigned char)p[3])))
-        return fail(c, "op: expected 'stl' or 'ldl', got '%.20s'", p);
+        return ini_file_fail(src, "op: expected 'stl' or 'ldl', got '%.20s'", p);
     p += 3;
     uint32_t bytes = 0;
     if (!number(&p, &op.after_line) || !number(&p, &bytes) || !number(&p, &op.offset))
-        return fail(c, "op: expected '%s AFTER_LINE BYTES OFFSET%s' (numbers)",
-                    op.store ? "stl" : "ldl", op.store ? "" : " [USE_LINE]");
+        return ini_file_fail(src, "op: expected '%s AFTER_LINE BYTES OFFSET%s' (numbers)",
+                             op.store ? "stl" : "ldl", op.store ? "" : " [USE_LINE]");
     if (!op.store)
         (void)number(&p, &op.use_line);
     while (isspace((unsigned char)*p))
         p++;
     if (*p)
-        return fail(c, "op: unexpected '%.20s' after the numbers", p);
+        return ini_file_fail(src, "op: unexpected '%.20s' after the numbers", p);
     if (op.after_line == 0)
-        return fail(c, "op: PTX lines start at 1");
+        return ini_file_fail(src, "op: PTX lines start at 1");
     if (bytes != 4 && bytes != 8 && bytes != 16)
-        return fail(c, "op: %u bytes per lane (4, 8 or 16)", bytes);
+        return ini_file_fail(src, "op: %u bytes per lane (4, 8 or 16)", bytes);
     op.bytes = (uint8_t)bytes;
     if (op.offset % bytes || (uint64_t)op.offset + bytes > k->frame)
-        return fail(c, "op: offset %u of %u bytes is %s the %u-byte frame", op.offset, bytes,
-                    op.offset % bytes ? "misaligned in" : "outside", k->frame);
+        return ini_file_fail(src, "op: offset %u of %u bytes is %s the %u-byte frame",
+                             op.offset, bytes, op.offset % bytes ? "misaligned in" : "outside",
+                             k->frame);
     if (k->nops % 64 == 0) {
         spill_op *v = realloc(k->ops, (k->nops + 64) * sizeof *v);
         if (!v)
-            return fail(c, "out of memory");
+            return ini_file_fail(src, "out of memory");
         k->ops = v;
     }
     k->ops[k->nops++] = op;
@@ -114,46 +79,48 @@ static int parse_op(load_ctx *c, spill_kernel *k, const char *value)
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     load_ctx *c = user;
+    ini_file *src = &c->src;
     spillmap *m = c->m;
-    if (c->failed)
+    if (src->failed)
         return 0;
     if (!*section)
-        return fail(c, "key '%s' before any [kernel]", name);
+        return ini_file_fail(src, "key '%s' before any [kernel]", name);
     spill_kernel *k = m->nkernels ? &m->kernels[m->nkernels - 1] : NULL;
-    if (!k || strcmp(k->kernel, section) != 0 || (uint32_t)c->header_line != k->line) {
+    if (!k || strcmp(k->kernel, section) != 0 || (uint32_t)src->header_line != k->line) {
         if (strlen(section) >= sizeof k->kernel)
-            return fail(c, "kernel name longer than %zu characters", sizeof k->kernel - 1);
+            return ini_file_fail(src, "kernel name longer than %zu characters",
+                                 sizeof k->kernel - 1);
         for (uint32_t i = 0; i < m->nkernels; i++)
             if (!strcmp(m->kernels[i].kernel, section)) {
-                c->line = c->header_line;
-                return fail(c, "[%s] appears twice (first at line %u)", section,
-                            m->kernels[i].line);
+                src->line = src->header_line;
+                return ini_file_fail(src, "[%s] appears twice (first at line %u)", section,
+                                     m->kernels[i].line);
             }
         spill_kernel *v = realloc(m->kernels, (m->nkernels + 1) * sizeof *v);
         if (!v)
-            return fail(c, "out of memory");
+            return ini_file_fail(src, "out of memory");
         m->kernels = v;
         k = &m->kernels[m->nkernels++];
         memset(k, 0, sizeof *k);
         snprintf(k->kernel, sizeof k->kernel, "%s", section);
-        k->line = (uint32_t)c->header_line;
+        k->line = (uint32_t)src->header_line;
     }
     if (!strcmp(name, "frame")) {
         const char *p = value;
         uint32_t f;
         if (!number(&p, &f) || *p || f == 0 || f > (1u << 24))
-            return fail(c, "frame: expected a number of bytes from 1 to 16777216");
+            return ini_file_fail(src, "frame: expected a number of bytes from 1 to 16777216");
         if (k->frame)
-            return fail(c, "frame given twice");
+            return ini_file_fail(src, "frame given twice");
         k->frame = f;
         return 1;
     }
     if (!strcmp(name, "op")) {
         if (!k->frame)
-            return fail(c, "op before 'frame'");
+            return ini_file_fail(src, "op before 'frame'");
         return parse_op(c, k, value);
     }
-    return fail(c, "unknown key '%s' (frame, op)", name);
+    return ini_file_fail(src, "unknown key '%s' (frame, op)", name);
 }
 
 wl_status spillmap_load(const char *path, spillmap **out, diag_t *d)
@@ -163,24 +130,24 @@ wl_status spillmap_load(const char *path, spillmap **out, diag_t *d)
     if (!m)
         return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     snprintf(m->path, sizeof m->path, "%s", path);
-    load_ctx c = {.path = path, .m = m, .d = d};
-    c.f = fopen(path, "r");
-    if (!c.f) {
+    load_ctx c = {.src = {.path = path, .d = d}, .m = m};
+    c.src.f = fopen(path, "r");
+    if (!c.src.f) {
         spillmap_free(m);
         return diag_set(d, WL_EUSAGE, path, 0, 0, "cannot read spill map: %s", strerror(errno));
     }
-    int rc = ini_parse_stream(reader, &c, handler, &c);
-    fclose(c.f);
-    if (!c.failed && rc != 0)
+    int rc = ini_parse_stream(ini_file_reader, &c.src, handler, &c);
+    fclose(c.src.f);
+    if (!c.src.failed && rc != 0)
         diag_set(d, WL_EUSAGE, path, rc > 0 ? rc : 0, 0,
                  "malformed line (expected [kernel] or key = value)");
-    for (uint32_t i = 0; !c.failed && rc == 0 && i < m->nkernels; i++)
+    for (uint32_t i = 0; !c.src.failed && rc == 0 && i < m->nkernels; i++)
         if (!m->kernels[i].frame) {
-            c.failed = 1;
+            c.src.failed = 1;
             diag_set(d, WL_EUSAGE, path, (int)m->kernels[i].line, 0, "[%s] has no 'frame'",
                      m->kernels[i].kernel);
         }
-    if (c.failed || rc != 0) {
+    if (c.src.failed || rc != 0) {
         spillmap_free(m);
         return d->status;
     }

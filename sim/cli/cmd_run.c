@@ -58,9 +58,9 @@ static const char usage[] =
     "  warps with no barrier between them (docs/robustness.md); it runs functionally.\n"
     "--ptx-order issues the PTX in the order nvcc wrote it; by default each basic block is first\n"
     "  reordered the way ptxas schedules it (same results; docs/model.md, compiler model).\n"
-    "--spills MAP issues the spill stores and reloads that ptxas adds to the kernel, read from MAP\n"
-    "  (scripts/sass-spills.py writes it); by default from KERNEL.spills beside KERNEL.ptx when it\n"
-    "  exists. --no-spills ignores it (docs/model.md, section 9).\n"
+    "--spills MAP issues the spill stores and reloads ptxas adds to the kernel, read from MAP\n"
+    "  (scripts/sass-spills.py writes it); by default from KERNEL.spills beside KERNEL.ptx\n"
+    "  when it exists. --no-spills ignores it (docs/model.md, section 9).\n"
     "Exit status: 0 ok, 1 usage, 2 unsupported PTX, 3 fault in the kernel, 4 deadlock/--max-cycles.\n"
     "See docs/run.md.\n";
 
