@@ -278,8 +278,8 @@ static wl_status spill_setup(tctx *c, const timing_config *cfg)
                             f->name, op->use_line);
         if (pc != prev)
             c->spill_after[pc] = i + 1;
-        else
-            c->spill_ts[i - 1].nspill = 1; /* the previous op of this pc has a next one */
+        else /* the previous op of this pc has a next one */
+            c->spill_ts[i - 1].flags = D_SPILL_AFTER;
         prev = pc;
         tstatic *ts = &c->spill_ts[i];
         ts->valid = 1;

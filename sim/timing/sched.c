@@ -281,6 +281,8 @@ static int digest(tctx *c, tw *w, const exec_step_info *in, const tstatic *ts)
     }
     if (its_sync(c, in))
         g->flags |= D_ITS;
+    if (g->flags & D_SPILL_AFTER) /* spill ops follow it: their lanes (sched_issue) */
+        w->spill_mask = in->active;
     if (w->res == RES_MIO &&
         (in->mem_space == PTX_SPACE_SHARED || in->mem_space == PTX_SPACE_SHARED_CLUSTER)) {
         g->flags |= D_SHARED;
@@ -377,10 +379,14 @@ static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
     default: break;
     }
     if (c->spill_after && (uint32_t)in->func == c->spill_func) { /* ptxas's spill code */
-        ts->nspill = c->spill_after[in->pc] != 0;
-        ts->spill0 = ts->nspill ? c->spill_after[in->pc] - 1 : 0;
-        ts->nwait = c->wait_count[in->pc];
-        ts->wait0 = c->wait_first[in->pc];
+        if (c->spill_after[in->pc]) {
+            ts->flags |= D_SPILL_AFTER;
+            ts->spill0 = c->spill_after[in->pc] - 1;
+        }
+        if ((ts->nwait = c->wait_count[in->pc]) != 0) {
+            ts->flags |= D_SPILL_WAIT;
+            ts->wait0 = c->wait_first[in->pc];
+        }
     }
     ts->valid = 1;
 }
@@ -394,7 +400,8 @@ static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
  * that (for B = 4 exactly the interleave above; wider accesses keep their lanes' bytes
  * together). Spill op idx, for the lanes in w->spill_mask, becomes w's pending instruction: an
  * LG-queue local access like an LDL/STL, a reload writing its key (waited for by its use). */
-static wl_status spill_fetch(tctx *c, tw *w, uint32_t idx, uint64_t now)
+__attribute__((noinline, cold)) static wl_status spill_fetch(tctx *c, tw *w, uint32_t idx,
+                                                             uint64_t now)
 {
     const tstatic *ts = &c->spill_ts[idx];
     const spill_op *op = &c->spill_ops[idx];
@@ -408,7 +415,7 @@ static wl_status spill_fetch(tctx *c, tw *w, uint32_t idx, uint64_t now)
     g->xwait = 0;
     g->exec_mask = w->spill_mask;
     g->exit_mask = 0;
-    g->flags = 0;
+    g->flags = ts->flags; /* D_SPILL_AFTER when another op follows */
     g->space = PTX_SPACE_LOCAL;
     g->mkind = op->store ? MEM_STORE : MEM_LOAD;
     uint64_t base = ((uint64_t)w->blk->sm * (uint64_t)a->max_warps_per_sm + w->slot) *
@@ -484,7 +491,7 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         w->dg.fnow = now;
         w->dg.xwait = 0;
         sb_deps(&w->sb, ts->src, ts->nsrc, 0, now, w->T);
-        if (ts->nwait) /* spill reloads it uses */
+        if (__builtin_expect(ts->flags & D_SPILL_WAIT, 0)) /* spill reloads it uses */
             sb_deps(&w->sb, c->spill_keys + ts->wait0, ts->nwait, 0, now, w->T);
         int fold = 0;
         if (ts->unroll) { /* issued in one iteration of 4 (ptx_sched.c) */
@@ -511,7 +518,7 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         for (int i = 0; i < ts->ndst; i++)
             if (sb_set(&w->sb, ts->dst[i], ready, kind, now))
                 return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
-        if (ts->nspill && in->active) { /* spill ops after it: they are issued */
+        if (__builtin_expect(ts->flags & D_SPILL_AFTER, 0)) { /* spill ops after it: issued */
             w->spill_mask = in->active;
             return spill_fetch(c, w, ts->spill0, now);
         }
@@ -527,8 +534,6 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
     if (ts->pf_data)
         exec_warp_prefetch_data(b->eb, w->bw);
     w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify_mem(in) : ts->res;
-    if (ts->nspill) /* spill ops follow it: their lanes (sched_issue) */
-        w->spill_mask = in->active;
     if (digest(c, w, in, ts))
         return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     sb_deps(&w->sb, ts->dst, ts->ndst, 1, now, w->T);
@@ -605,7 +610,7 @@ void sched_settle(tctx *c, tw *w)
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
         const tstatic *ts = w->dg.st;
         sb_deps(&w->sb, ts->src, ts->nsrc, 0, w->dg.fnow, w->T);
-        if (ts->nwait)
+        if (ts->flags & D_SPILL_WAIT)
             sb_deps(&w->sb, c->spill_keys + ts->wait0, ts->nwait, 0, w->dg.fnow, w->T);
         sb_deps(&w->sb, ts->dst, ts->ndst, 1, w->dg.fnow, w->T);
         w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);
@@ -775,6 +780,7 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     /* read before the barrier: a barrier this warp completes fetches its next instruction
      * (bar_release), which overwrites g */
     uint32_t exit_mask = g->exit_mask, xissue = g->flags & D_EXPAND ? ts->xissue : 0;
+    int spill = (g->flags & D_SPILL_AFTER) != 0; /* spill ops follow (spill_fetch) */
     int arrives = (g->flags & D_BARRIER) != 0;
     int barrier = arrives || exit_mask; /* what can release a barrier */
     if (arrives)
@@ -786,8 +792,8 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
      * word that the byte store of has_pending cannot forward to: the load waits for the store
      * to reach the cache, 6 % of sched_eval's samples on bk_transpose33.) */
     if (st == WL_OK && w->state == TW_ACTIVE && (!barrier || !w->has_pending))
-        st = ts->nspill && !barrier && w->spill_mask ? spill_fetch(c, w, ts->spill0, t)
-                                                     : sched_fetch(c, w, t);
+        st = __builtin_expect(spill && !barrier, 0) ? spill_fetch(c, w, ts->spill0, t)
+                                                    : sched_fetch(c, w, t);
     if (xissue > 1 && w->has_pending) { /* this warp issues the rest of the expansion first */
         w->dg.xwait = t + xissue;
         w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);
