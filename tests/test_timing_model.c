@@ -505,6 +505,19 @@ static void test_spill_code(void **state)
             fail_msg("bad map %zu: %s", i, t.err);
         tt_close(&t);
     }
+    /* more reloads waited for by one instruction than the model keeps beside its registers */
+    spill_op many[10];
+    for (uint32_t i = 0; i < 10; i++)
+        many[i] = (spill_op){.bytes = 4, .offset = 4 * i, .after_line = 8, .use_line = 9,
+                             .map_line = i + 1};
+    spill_kernel lots = {.kernel = "k", .frame = 40, .ops = many, .nops = 10};
+    tt_open(&t, fma_chain, "k");
+    t.cfg.spills = &lots;
+    t.cfg.spills_path = "k.spills";
+    expect_u64("status", (uint64_t)tt_run(&t), WL_EUSAGE);
+    if (!strstr(t.err, "PTX line 9 waits for 10 spill reloads") || !strstr(t.err, "k.spills"))
+        fail_msg("too many waits: %s", t.err);
+    tt_close(&t);
 }
 
 /* The committed map of or_regs_lb8 (gpu/ptx/occupancy_regs.spills), one warp, 0, 1 and 2 rounds

@@ -338,7 +338,7 @@ static int folds(const tctx *c, const exec_step_info *in)
 
 /* Fills ts from the first execution of its instruction: only fields that do not depend on
  * the lanes, the addresses or the time (see tstatic). */
-static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
+static wl_status static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
 {
     const arch_t *a = c->a;
     const ptx_insn *ir = insn_of(c, in);
@@ -383,12 +383,18 @@ static void static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
             ts->flags |= D_SPILL_AFTER;
             ts->spill0 = c->spill_after[in->pc] - 1;
         }
-        if ((ts->nwait = c->wait_count[in->pc]) != 0) {
-            ts->flags |= D_SPILL_WAIT;
-            ts->wait0 = c->wait_first[in->pc];
-        }
+        /* the reloads it waits for, as registers it reads */
+        uint32_t nw = c->wait_count[in->pc];
+        if (nw > TS_MAX_SRC - (uint32_t)ts->nsrc)
+            return diag_set(c->d, WL_EUSAGE, c->cfg->spills_path, 0, 0,
+                            "PTX line %u waits for %u spill reloads: more than the %u the "
+                            "timing model keeps beside its %u registers", in->line, nw,
+                            TS_MAX_SRC - (unsigned)ts->nsrc, (unsigned)ts->nsrc);
+        memcpy(ts->src + ts->nsrc, c->spill_keys + c->wait_first[in->pc], nw * sizeof *ts->src);
+        ts->nsrc = (uint8_t)(ts->nsrc + nw);
     }
     ts->valid = 1;
+    return WL_OK;
 }
 
 /* ptxas's spill code (spillmap.h; docs/model.md, section 9). Hardware: a thread's stack frame
@@ -484,15 +490,15 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         if (!ts->valid) { /* steps are lean (exec_prog_lean_steps): the rest, once per pc */
             exec_step_info full;
             exec_insn_describe(c->prog, in->func, in->pc, &full);
-            static_fill(c, ts, &full);
+            wl_status sf = static_fill(c, ts, &full);
+            if (sf != WL_OK)
+                return sf;
         }
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
         w->dg.st = ts;
         w->dg.fnow = now;
         w->dg.xwait = 0;
         sb_deps(&w->sb, ts->src, ts->nsrc, 0, now, w->T);
-        if (__builtin_expect(ts->flags & D_SPILL_WAIT, 0)) /* spill reloads it uses */
-            sb_deps(&w->sb, c->spill_keys + ts->wait0, ts->nwait, 0, now, w->T);
         int fold = 0;
         if (ts->unroll) { /* issued in one iteration of 4 (ptx_sched.c) */
             fold = w->unroll_it % 4u != 3u ? 2 : 0;
@@ -610,8 +616,6 @@ void sched_settle(tctx *c, tw *w)
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
         const tstatic *ts = w->dg.st;
         sb_deps(&w->sb, ts->src, ts->nsrc, 0, w->dg.fnow, w->T);
-        if (ts->flags & D_SPILL_WAIT)
-            sb_deps(&w->sb, c->spill_keys + ts->wait0, ts->nwait, 0, w->dg.fnow, w->T);
         sb_deps(&w->sb, ts->dst, ts->ndst, 1, w->dg.fnow, w->T);
         w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);
         changed = 1;

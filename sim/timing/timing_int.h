@@ -103,8 +103,11 @@ typedef enum { TW_ACTIVE, TW_BARRIER, TW_DRAIN } tw_state;
  * the host caches; issue reads only this (and, for global/local accesses, the sector list). */
 enum { D_BRANCH = 1, D_MEMBAR = 2, D_YIELD = 4, D_BARRIER = 8, D_BAR_WAITS = 16, D_SHARED = 32,
        D_SHFL = 64, D_EXPAND = 128, D_ITS = 256,
-       D_SPILL_AFTER = 512, /* spill ops follow the instruction (tstatic.spill0) */
-       D_SPILL_WAIT = 1024 }; /* it waits for spill reloads (tstatic.wait0, nwait) */
+       D_SPILL_AFTER = 512 }; /* spill ops follow the instruction (tstatic.spill0) */
+
+/* Scoreboard keys an instruction waits for: its source registers and up to 4 spill reloads
+ * (spillmap.h: ptxas 13.0's maps of the lesson kernels have at most 2 per instruction). */
+#define TS_MAX_SRC (EXEC_MAX_REGS + 4)
 
 /* What the timing model derives from an instruction alone (not from the lanes, addresses or
  * time): one entry per (function, pc), filled the first time a warp executes it (sched_fetch)
@@ -117,7 +120,7 @@ typedef struct {
     uint8_t unroll;         /* PTX_F_UNROLL_CTL */
     uint8_t nsrc, ndst;
     uint16_t opcode;
-    uint16_t flags;         /* D_MEMBAR, D_SHFL, D_EXPAND, D_SPILL_*; D_BAR_WAITS for a
+    uint16_t flags;         /* D_MEMBAR, D_SHFL, D_EXPAND, D_SPILL_AFTER; D_BAR_WAITS for a
                              * waiting bar */
     uint16_t xissue;        /* D_EXPAND: SASS instructions ptxas emits for it (issue slots) */
     uint8_t xalu, xheavy, xsfu; /* D_EXPAND: of those, on the ALU, FMA-heavy, MUFU/XU */
@@ -125,12 +128,10 @@ typedef struct {
     uint32_t line;
     uint32_t lat;           /* fixed latency of a math instruction */
     uint32_t sleep;         /* cycles to sleep when it yields */
-    uint32_t src[EXEC_MAX_REGS], dst[EXEC_MAX_REGS]; /* scoreboard keys read and written */
-    /* ptxas's spill code (spillmap.h, sched.c spill_fetch), read only under the flags:
-     * D_SPILL_AFTER, the first op that follows it (tctx.spill_ts); D_SPILL_WAIT, the reloads it
-     * waits for (nwait keys from tctx.spill_keys[wait0]) */
-    uint16_t nwait;
-    uint32_t spill0, wait0;
+    /* scoreboard keys read (its registers', then the keys of the spill reloads it waits for)
+     * and written */
+    uint32_t src[TS_MAX_SRC], dst[EXEC_MAX_REGS];
+    uint32_t spill0;        /* D_SPILL_AFTER: the first spill op that follows (tctx.spill_ts) */
 } tstatic;
 
 typedef struct {
