@@ -486,6 +486,14 @@ static void test_spill_code(void **state)
     expect_u64("local sectors", t.r.local_sectors, 8); /* 32 lanes x 4 B each */
     expect_u64("fma count", t.r.op_count[PTX_OP_FMA], 4); /* spill ops count as no opcode */
     tt_close(&t);
+    /* a warp of 16 threads: each op touches its 16 lanes' 64 bytes, 2 sectors */
+    tt_open(&t, fma_chain, "k");
+    t.cfg.spills = &sk;
+    t.cfg.block[0] = 16;
+    tt_run_ok(&t);
+    expect_u64("local requests, 16 lanes", t.r.local_requests, 2);
+    expect_u64("local sectors, 16 lanes", t.r.local_sectors, 4);
+    tt_close(&t);
     /* the map names an instruction the op cannot follow, or a line without one */
     static const struct {
         uint32_t after, use;

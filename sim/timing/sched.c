@@ -429,13 +429,20 @@ __attribute__((noinline, cold)) static wl_status spill_fetch(tctx *c, tw *w, uin
     uint64_t sb = (uint64_t)a->sector_bytes, spl = (uint64_t)a->line_bytes / sb;
     uint64_t *secs = c->scratch_secs;
     uint32_t n = 0, nl = 0;
-    for (uint32_t m = w->spill_mask; m; m &= m - 1) { /* ascending addresses */
-        uint64_t at = base + (uint64_t)__builtin_ctz(m) * op->bytes;
-        for (uint64_t s = at / sb; s <= (at + op->bytes - 1) / sb; s++)
-            if (n == 0 || secs[n - 1] < s) {
-                nl += n == 0 || secs[n - 1] / spl != s / spl;
-                secs[n++] = s;
-            }
+    if (w->spill_mask == UINT32_MAX) { /* every lane (the usual case): one contiguous range */
+        uint64_t s0 = base / sb, s1 = (base + 32u * op->bytes - 1) / sb;
+        for (uint64_t s = s0; s <= s1; s++)
+            secs[n++] = s;
+        nl = (uint32_t)(s1 / spl - s0 / spl + 1);
+    } else {
+        for (uint32_t m = w->spill_mask; m; m &= m - 1) { /* ascending addresses */
+            uint64_t at = base + (uint64_t)__builtin_ctz(m) * op->bytes;
+            for (uint64_t s = at / sb; s <= (at + op->bytes - 1) / sb; s++)
+                if (n == 0 || secs[n - 1] < s) {
+                    nl += n == 0 || secs[n - 1] / spl != s / spl;
+                    secs[n++] = s;
+                }
+        }
     }
     g->nsec = n;
     g->nlines = nl;
