@@ -259,6 +259,17 @@ static void expand(const tctx *c, const exec_step_info *in, const ptx_insn *ir, 
     }
 }
 
+/* Points w->secs at room for n sectors of its pending access: the record's own TW_SECS_IN, else
+ * a heap buffer of TW_MAX_SECS kept for the warp's slot. 0, or -1 when out of memory. */
+static inline int secs_room(tw *w, uint32_t n)
+{
+    if (n > TW_SECS_IN && !w->secs_heap &&
+        !(w->secs_heap = malloc(TW_MAX_SECS * sizeof *w->secs_heap)))
+        return -1;
+    w->secs = n > TW_SECS_IN ? w->secs_heap : w->secs_in;
+    return 0;
+}
+
 /* Everything issue needs from the functional record that depends on the lanes or the
  * addresses, read while it is in the host caches; the rest is the instruction's tstatic. */
 /* 0, or -1 when out of memory (a warp's first access of more than TW_SECS_IN sectors). */
@@ -295,10 +306,8 @@ static int digest(tctx *c, tw *w, const exec_step_info *in, const tstatic *ts)
         g->mkind = in->mem_atomic ? MEM_ATOMIC : in->mem_store ? MEM_STORE : MEM_LOAD;
         g->nsec = ldst_coalesce(in, (uint32_t)a->sector_bytes, (uint32_t)a->line_bytes,
                                 c->scratch_secs, &g->nlines);
-        if (g->nsec > TW_SECS_IN && !w->secs_heap &&
-            !(w->secs_heap = malloc(TW_MAX_SECS * sizeof *w->secs_heap)))
+        if (secs_room(w, g->nsec))
             return -1;
-        w->secs = g->nsec > TW_SECS_IN ? w->secs_heap : w->secs_in;
         memcpy(w->secs, c->scratch_secs, (size_t)g->nsec * sizeof *w->secs);
         mem_prefetch(c->mem, w->blk->sm, in->mem_space == PTX_SPACE_LOCAL, w->secs, g->nsec);
     }
@@ -427,14 +436,17 @@ __attribute__((noinline, cold)) static wl_status spill_fetch(tctx *c, tw *w, uin
     uint64_t base = ((uint64_t)w->blk->sm * (uint64_t)a->max_warps_per_sm + w->slot) *
                         (uint64_t)c->spill_frame * 32u + (uint64_t)op->offset * 32u;
     uint64_t sb = (uint64_t)a->sector_bytes, spl = (uint64_t)a->line_bytes / sb;
-    uint64_t *secs = c->scratch_secs;
     uint32_t n = 0, nl = 0;
     if (w->spill_mask == UINT32_MAX) { /* every lane (the usual case): one contiguous range */
         uint64_t s0 = base / sb, s1 = (base + 32u * op->bytes - 1) / sb;
-        for (uint64_t s = s0; s <= s1; s++)
-            secs[n++] = s;
+        n = (uint32_t)(s1 - s0 + 1);
+        if (secs_room(w, n))
+            return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+        for (uint32_t i = 0; i < n; i++)
+            w->secs[i] = s0 + i;
         nl = (uint32_t)(s1 / spl - s0 / spl + 1);
     } else {
+        uint64_t *secs = c->scratch_secs;
         for (uint32_t m = w->spill_mask; m; m &= m - 1) { /* ascending addresses */
             uint64_t at = base + (uint64_t)__builtin_ctz(m) * op->bytes;
             for (uint64_t s = at / sb; s <= (at + op->bytes - 1) / sb; s++)
@@ -443,14 +455,12 @@ __attribute__((noinline, cold)) static wl_status spill_fetch(tctx *c, tw *w, uin
                     secs[n++] = s;
                 }
         }
+        if (secs_room(w, n))
+            return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+        memcpy(w->secs, secs, (size_t)n * sizeof *w->secs);
     }
     g->nsec = n;
     g->nlines = nl;
-    if (n > TW_SECS_IN && !w->secs_heap &&
-        !(w->secs_heap = malloc(TW_MAX_SECS * sizeof *w->secs_heap)))
-        return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
-    w->secs = n > TW_SECS_IN ? w->secs_heap : w->secs_in;
-    memcpy(w->secs, secs, (size_t)n * sizeof *w->secs);
     mem_prefetch(c->mem, w->blk->sm, 1, w->secs, n);
     sb_deps(&w->sb, ts->dst, ts->ndst, 1, now, w->T); /* the reload's previous write */
     return WL_OK;
