@@ -32,10 +32,11 @@ lock=/tmp/warplab-ptx-stage.lock
 ) 9>"$lock"
 # The spill maps beside the committed PTX (docs/model.md, section 9, item 6): X.spills for each
 # X.ptx with spill code, from ptxas and cuobjdump (pip install nvidia-cuda-cuobjdump
-# nvidia-cuda-nvdisasm); not for an OUTDIR (the build's fresh copies need none).
+# nvidia-cuda-nvdisasm), and the SASS they came from under tests/data/spills (the test
+# sass_spills checks the map against it); not for an OUTDIR (the build's fresh copies need none).
 if [ $# -eq 0 ]; then
     for p in "$out"/*.ptx; do
-        python3 "$root/scripts/sass-spills.py" "$p" ||
+        python3 "$root/scripts/sass-spills.py" "$p" --save "$root/tests/data/spills" ||
             echo "regen-ptx: $p: spill map not regenerated" >&2
     done
 fi
