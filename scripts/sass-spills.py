@@ -9,6 +9,7 @@ places each at the corresponding point of the PTX, writing a map that `warplab r
 
     [kernel]
     frame = BYTES           ; the stack frame ptxas reports (bytes per thread)
+    regs = N                ; the registers ptxas gave the kernel (the code the map is of)
     op = stl LINE BYTES OFFSET
     op = ldl LINE BYTES OFFSET [USE]
 
@@ -185,10 +186,24 @@ def build(ptx_path, arch):
             fail("cuobjdump failed:\n" + sass.stderr)
     ver = re.search(r"release (\S+),", subprocess.run([ptxas, "--version"], capture_output=True,
                                                        text=True).stdout)
-    frames = dict(re.findall(r"Function properties for (\w+)\s*\n\s*(\d+) bytes stack frame",
-                             info))
-    return ptx_kernels(ptx_path), sass_functions(sass.stdout), frames, \
+    return ptx_kernels(ptx_path), sass_functions(sass.stdout), report(info), \
         ver.group(1) if ver else "?", sass.stdout, info
+
+
+def report(info):
+    """{kernel: (frame bytes, registers)} from a ptxas -v report."""
+    out, cur, frame = {}, None, 0
+    for line in info.splitlines():
+        m = re.search(r"Function properties for (\w+)", line)
+        if m:
+            cur, frame = m.group(1), 0
+        m = re.search(r"(\d+) bytes stack frame", line)
+        if m and cur:
+            frame = int(m.group(1))
+        m = re.search(r"Used (\d+) registers", line)
+        if m and cur:
+            out[cur] = (frame, int(m.group(1)))
+    return out
 
 
 def saved(ptx_path, sass_path, info_path, release):
@@ -198,9 +213,7 @@ def saved(ptx_path, sass_path, info_path, release):
         sass = f.read()
     with open(info_path, encoding="utf-8") as f:
         info = f.read()
-    frames = dict(re.findall(r"Function properties for (\w+)\s*\n\s*(\d+) bytes stack frame",
-                             info))
-    return ptx_kernels(ptx_path), sass_functions(sass), frames, release, None, None
+    return ptx_kernels(ptx_path), sass_functions(sass), report(info), release, None, None
 
 
 def place(code, lo, hi, f):
@@ -292,11 +305,12 @@ def main():
             continue
         if not ops:
             continue
-        lines += ["", f"[{name}]", f"frame = {frames.get(name, 0)}"]
+        frame, regs = frames.get(name, (0, 0))
+        lines += ["", f"[{name}]", f"frame = {frame}", f"regs = {regs}"]
         for kind, at, nb, off, use in ops:
             lines.append(f"op = {kind} {at} {nb} {off}" + (f" {use}" if use else ""))
         print(f"sass-spills: {name}: {sum(o[0] == 'stl' for o in ops)} spill stores, "
-              f"{sum(o[0] == 'ldl' for o in ops)} reloads, frame {frames.get(name, 0)} B",
+              f"{sum(o[0] == 'ldl' for o in ops)} reloads, frame {frame} B, {regs} registers",
               file=sys.stderr)
         n += 1
     if n == 0:

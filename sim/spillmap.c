@@ -115,12 +115,22 @@ static int handler(void *user, const char *section, const char *name, const char
         k->frame = f;
         return 1;
     }
+    if (!strcmp(name, "regs")) {
+        const char *p = value;
+        uint32_t r;
+        if (!number(&p, &r) || *p || r == 0 || r > 255)
+            return ini_file_fail(src, "regs: expected registers per thread from 1 to 255");
+        if (k->regs)
+            return ini_file_fail(src, "regs given twice");
+        k->regs = r;
+        return 1;
+    }
     if (!strcmp(name, "op")) {
         if (!k->frame)
             return ini_file_fail(src, "op before 'frame'");
         return parse_op(c, k, value);
     }
-    return ini_file_fail(src, "unknown key '%s' (frame, op)", name);
+    return ini_file_fail(src, "unknown key '%s' (frame, regs, op)", name);
 }
 
 wl_status spillmap_load(const char *path, spillmap **out, diag_t *d)

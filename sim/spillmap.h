@@ -7,6 +7,7 @@
  *
  *     [or_regs_lb8]               ; a kernel
  *     frame = 520                 ; stack frame, bytes per thread
+ *     regs = 32                   ; registers of the code the map is of (optional)
  *     op = stl 1161 4 264         ; a spill store after the PTX instruction at line 1161:
  *                                 ;   4 bytes per lane at frame offset 264
  *     op = ldl 1190 4 172 1193    ; a reload after line 1190, waited for at line 1193
@@ -32,6 +33,7 @@ typedef struct {
 typedef struct {
     char kernel[128];
     uint32_t frame;      /* stack frame, bytes per thread */
+    uint32_t regs;       /* registers per thread of the code it is of; 0: not said */
     uint32_t line;       /* the [kernel] header's line in the map file */
     spill_op *ops;
     uint32_t nops;
@@ -45,7 +47,7 @@ typedef struct {
 
 /* Reads a map. Errors (WL_EUSAGE, with the file and line): unreadable, malformed line, unknown
  * key, an op that is not `stl|ldl AFTER BYTES OFFSET [USE]`, bytes not 4/8/16, an access past
- * the frame, an op before `frame`, a kernel twice. */
+ * the frame, an op before `frame`, a kernel twice, regs not 1..255. */
 wl_status spillmap_load(const char *path, spillmap **out, diag_t *d);
 /* The map's entry for a kernel, or NULL. */
 const spill_kernel *spillmap_find(const spillmap *m, const char *kernel);

@@ -481,6 +481,14 @@ static void test_spill_map(void **state)
         fail_msg("no spill map in the JSON: %.600s", r.out);
     cJSON_Delete(j);
     tu_free(&r);
+    /* the map is of ptxas's code at 32 registers: another count is said, not refused */
+    const char *regs64[sizeof base / sizeof base[0]];
+    memcpy(regs64, base, sizeof base);
+    regs64[9] = "64";
+    tu_warplabv(&r, nb, regs64);
+    if (r.status != 0 || !strstr(r.err, "at 32 registers, this run has 64"))
+        fail_msg("--regs 64 with the map of 32: exit %d, stderr %s", r.status, r.err);
+    tu_free(&r);
     base[nb] = "--no-spills";
     tu_warplabv(&r, nb + 1, base);
     j = r.status == 0 ? cJSON_Parse(r.out) : NULL;

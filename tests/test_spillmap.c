@@ -32,7 +32,7 @@ static void test_reads_a_map(void **state)
 {
     (void)state;
     const char *p = write_map("ok.spills", "; comment\n"
-                                           "[k1]\nframe = 16\n"
+                                           "[k1]\nframe = 16\nregs = 40\n"
                                            "op = stl 12 4 0\n"
                                            "op = ldl 13 8 8 20\n"
                                            "op = ldl 14 16 0\n"
@@ -45,6 +45,8 @@ static void test_reads_a_map(void **state)
     const spill_kernel *k = spillmap_find(m, "k1");
     assert_non_null(k);
     assert_int_equal(k->frame, 16);
+    assert_int_equal(k->regs, 40);
+    assert_int_equal(spillmap_find(m, "k2")->regs, 0); /* not said */
     assert_int_equal(k->nops, 3);
     assert_int_equal(k->ops[0].store, 1);
     assert_int_equal(k->ops[0].after_line, 12);
@@ -54,7 +56,7 @@ static void test_reads_a_map(void **state)
     assert_int_equal(k->ops[1].bytes, 8);
     assert_int_equal(k->ops[1].offset, 8);
     assert_int_equal(k->ops[1].use_line, 20);
-    assert_int_equal(k->ops[1].map_line, 5);
+    assert_int_equal(k->ops[1].map_line, 6);
     assert_int_equal(k->ops[2].use_line, 0); /* a reload nobody waits for */
     assert_non_null(spillmap_find(m, "k2"));
     assert_null(spillmap_find(m, "k3"));
@@ -84,6 +86,8 @@ static void test_errors(void **state)
         {"[k]\nframe = -1\n", 2, "frame: expected"},
         {"[k]\nframe = 8\n[j]\nframe = 4\n[k]\nframe = 8\n", 5, "appears twice"},
         {"[k]\nframe = 8\nthis is not ini\n", 3, "malformed line"},
+        {"[k]\nframe = 8\nregs = 256\n", 3, "regs: expected"},
+        {"[k]\nregs = 32\nregs = 32\n", 3, "regs given twice"},
         {"[k]\nframe = 8\nop = stl 99999999999 4 0\n", 3, "AFTER_LINE BYTES OFFSET"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -597,6 +597,16 @@ static int load_spills(const run_opts *o, run_state *s)
     return WL_OK;
 }
 
+/* A map is of the code ptxas made at one register count: another count (--regs, another
+ * ptxas) would spill differently. Said, not refused: the run shows that code's cost. */
+static void check_spill_regs(const run_state *s)
+{
+    if (s->sk && s->sk->regs && (int)s->sk->regs != s->regs)
+        fprintf(stderr, "warplab run: note: %s is of %s's code at %u registers, this run has %d "
+                "(%s): its spill code may differ\n", s->spills->path, s->sk->kernel,
+                s->sk->regs, s->regs, s->regs_source);
+}
+
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -771,6 +781,8 @@ int cmd_run(int argc, char **argv)
         rc = bind_args(o, s);
     if (!rc)
         rc = pick_regs(o, s);
+    if (!rc)
+        check_spill_regs(s);
     if (!rc)
         rc = compute_occupancy(o, s);
     if (!rc && o->dump)
