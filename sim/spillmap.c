@@ -76,6 +76,20 @@ static int parse_op(load_ctx *c, spill_kernel *k, const char *value)
     return 1;
 }
 
+/* A numeric key (frame, regs): from 1 to hi, given once per kernel. */
+static int set_number(ini_file *src, const char *value, const char *key, const char *what,
+                      uint32_t hi, uint32_t *field)
+{
+    const char *p = value;
+    uint32_t v;
+    if (!number(&p, &v) || *p || v == 0 || v > hi)
+        return ini_file_fail(src, "%s: expected %s from 1 to %u", key, what, hi);
+    if (*field)
+        return ini_file_fail(src, "%s given twice", key);
+    *field = v;
+    return 1;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     load_ctx *c = user;
@@ -105,26 +119,10 @@ static int handler(void *user, const char *section, const char *name, const char
         snprintf(k->kernel, sizeof k->kernel, "%s", section);
         k->line = (uint32_t)src->header_line;
     }
-    if (!strcmp(name, "frame")) {
-        const char *p = value;
-        uint32_t f;
-        if (!number(&p, &f) || *p || f == 0 || f > (1u << 24))
-            return ini_file_fail(src, "frame: expected a number of bytes from 1 to 16777216");
-        if (k->frame)
-            return ini_file_fail(src, "frame given twice");
-        k->frame = f;
-        return 1;
-    }
-    if (!strcmp(name, "regs")) {
-        const char *p = value;
-        uint32_t r;
-        if (!number(&p, &r) || *p || r == 0 || r > 255)
-            return ini_file_fail(src, "regs: expected registers per thread from 1 to 255");
-        if (k->regs)
-            return ini_file_fail(src, "regs given twice");
-        k->regs = r;
-        return 1;
-    }
+    if (!strcmp(name, "frame"))
+        return set_number(src, value, "frame", "a number of bytes", 1u << 24, &k->frame);
+    if (!strcmp(name, "regs"))
+        return set_number(src, value, "regs", "registers per thread", 255, &k->regs);
     if (!strcmp(name, "op")) {
         if (!k->frame)
             return ini_file_fail(src, "op before 'frame'");
