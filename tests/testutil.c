@@ -1,10 +1,13 @@
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,11 +41,57 @@ char *tu_read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* The directories tu_tmpdir made, removed with what they hold when the test program exits
+ * (by the process that made them: a forked child's exit leaves them). */
+static struct {
+    char **dir;
+    size_t n;
+    pid_t owner;
+} tmpdirs;
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)type;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void remove_tmpdirs(void)
+{
+    if (getpid() != tmpdirs.owner)
+        return;
+    for (size_t i = 0; i < tmpdirs.n; i++) {
+        nftw(tmpdirs.dir[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(tmpdirs.dir[i]);
+    }
+    free(tmpdirs.dir);
+    tmpdirs.dir = NULL;
+    tmpdirs.n = 0;
+}
+
 const char *tu_tmpdir(void)
 {
-    static char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/warplab-test-XXXXXX");
-    return mkdtemp(dir);
+    char tmpl[] = "/tmp/warplab-test-XXXXXX";
+    if (!mkdtemp(tmpl))
+        return NULL;
+    char **v = realloc(tmpdirs.dir, (tmpdirs.n + 1) * sizeof *v);
+    char *d = strdup(tmpl);
+    if (!v || !d) {
+        free(d);
+        if (v)
+            tmpdirs.dir = v;
+        rmdir(tmpl);
+        return NULL;
+    }
+    tmpdirs.dir = v;
+    if (tmpdirs.n == 0 && tmpdirs.owner == 0) {
+        tmpdirs.owner = getpid();
+        atexit(remove_tmpdirs);
+    }
+    tmpdirs.dir[tmpdirs.n++] = d;
+    return d;
 }
 
 const char *tu_path(const char *rel)

@@ -21,7 +21,8 @@ void tu_free(tu_result *r);
 const char *tu_path(const char *rel);
 /* Reads a whole file; returns NULL if unreadable. *len gets its size. Caller frees. */
 char *tu_read_file(const char *path, size_t *len);
-/* A fresh temporary directory (mkdtemp); caller may leave it. */
+/* A fresh temporary directory (mkdtemp; NULL on failure): it and what it holds are removed
+ * when the test program exits. */
 const char *tu_tmpdir(void);
 
 #endif
