@@ -15,6 +15,7 @@
 
 #include "arch.h"
 #include "cache.h"
+#include "dram.h"
 #include "memsys.h"
 #include "testutil.h"
 
@@ -421,6 +422,28 @@ static void test_cache_lru(void **state)
     }
 }
 
+/* The channel of a line is hash(line) mod channels, computed without a division (dram.c's
+ * fastmod): the same as the % operator for every channel count tried, over lines whose hashes
+ * cover the 64-bit range. */
+static void test_dram_channel(void **state)
+{
+    (void)state;
+    static const uint32_t counts[] = {1, 2, 3, 5, 7, 11, 12, 13, 120, 127, 128, 131, 1000,
+                                      65537, 1000003};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        dram_t *d = dram_create(counts[i], 100.0, 0, 1);
+        assert_non_null(d);
+        for (uint64_t line = 0; line < 20000; line++) {
+            uint64_t x = line * 0x9e3779b97f4a7c15ull; /* spread over the 64-bit range */
+            uint32_t want = (uint32_t)(cache_hash(x ^ 0x5bd1e995u) % counts[i]);
+            if (dram_channel(d, x) != want)
+                fail_msg("%u channels, line %llu: channel %u, expected %u", counts[i],
+                         (unsigned long long)x, dram_channel(d, x), want);
+        }
+        dram_destroy(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,7 +453,7 @@ int main(void)
         cmocka_unit_test(test_footprints),
         cmocka_unit_test(test_l1_carveout),    cmocka_unit_test(test_local_tags),
         cmocka_unit_test(test_writeback),      cmocka_unit_test(test_bad_arch),
-        cmocka_unit_test(test_cache_lru),
+        cmocka_unit_test(test_cache_lru),      cmocka_unit_test(test_dram_channel),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -262,20 +262,24 @@ static uint32_t victim(const cache_t *c, uint64_t set)
     return c->vict[set];
 }
 
-/* Asks for what a lookup in `set` reads: its tags, its recency record, and the line a miss
- * would evict and clear (from the set's victim byte). */
-static void prefetch_set(const cache_t *c, uint64_t set)
+/* Asks for what a lookup in `set` reads: its tags and its recency record; then either the
+ * line a miss would evict and clear (victim_line: found through the set's victim byte, a load
+ * the host waits for), or only that byte (cache_hint_way asks for the line later). */
+static void prefetch_set(const cache_t *c, uint64_t set, int victim_line)
 {
     uint64_t base = set * c->ways;
     for (uint32_t w = 0; w < c->ways; w += 8) /* 8 per 64-byte host line */
         __builtin_prefetch(c->tags + base + w);
     __builtin_prefetch(&c->meta[set], 1);
-    __builtin_prefetch(&c->lines[base + victim(c, set)], 1);
+    if (victim_line)
+        __builtin_prefetch(&c->lines[base + victim(c, set)], 1);
+    else
+        __builtin_prefetch(&c->vict[set]);
 }
 
 void cache_prefetch(const cache_t *c, uint64_t tag)
 {
-    prefetch_set(c, set_of(c, tag));
+    prefetch_set(c, set_of(c, tag), 1);
 }
 
 cache_line *cache_peek(cache_t *c, uint64_t tag)
@@ -310,8 +314,10 @@ static cache_line *alloc_in(cache_t *c, uint64_t set, uint64_t tag, uint64_t *vt
         mt->rank[v] = mt->fill - 1;
     }
     cache_line *L = &c->lines[base + v];
-    *vtag = t[v] ? t[v] - 1 : 0;
-    *vdirty = t[v] ? L->dirty : 0;
+    if (vtag) { /* (a write-through cache does not ask: the line is not read, only cleared) */
+        *vtag = t[v] ? t[v] - 1 : 0;
+        *vdirty = t[v] ? L->dirty : 0;
+    }
     memset(L, 0, sizeof *L);
     t[v] = tag + 1;
     touch(c, set, v);
@@ -329,7 +335,7 @@ void cache_hint_set(const cache_t *c, uint64_t tag, cache_hint *h)
 {
     h->set = (uint32_t)set_of(c, tag);
     h->state = CACHE_HINT_SET;
-    prefetch_set(c, h->set);
+    prefetch_set(c, h->set, 0);
 }
 
 void cache_hint_way(const cache_t *c, uint64_t tag, cache_hint *h)

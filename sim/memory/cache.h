@@ -58,7 +58,7 @@ cache_line *cache_line_at(cache_t *c, uint32_t index);
  * evict, into its caches: a hint for a lookup soon (changes nothing simulated). */
 void cache_prefetch(const cache_t *c, uint64_t tag);
 /* A lookup prepared ahead (host-cache hints that also save its work): cache_hint_set
- * computes tag's set and asks for its tags, recency record and victim line; cache_hint_way,
+ * computes tag's set and asks for its tags, recency record and victim byte; cache_hint_way,
  * later, once those are in the host's caches, finds the way holding tag (or none) and asks for
  * that line. cache_find_h and cache_alloc_h then give what cache_find and cache_alloc would,
  * checking the remembered way with one compare: a tag found is still there when its way still
@@ -78,7 +78,8 @@ cache_line *cache_alloc_h(cache_t *c, uint64_t tag, const cache_hint *h, uint64_
                           uint8_t *vdirty);
 /* Allocates a way for `tag` (which must not be present), evicting the set's LRU line; the
  * evicted line's tag and dirty mask go to *vtag and *vdirty (*vdirty = 0 when the way was free
- * or clean). The returned line has no valid sectors but stays allocated (cache_find finds it)
+ * or clean); vtag and vdirty NULL: not wanted (a write-through cache, whose lines are never
+ * dirty: the evicted line is then not read). The returned line has no valid sectors but stays allocated (cache_find finds it)
  * until evicted. */
 cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty);
 

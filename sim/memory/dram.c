@@ -16,8 +16,22 @@
  * (docs/validation.md says so). */
 #define DRAM_U_MAX 0.80
 
+/* x % n without a division (a 64-bit divide costs tens of host cycles, and every L2 access
+ * picks a slice and every DRAM transfer a channel): Lemire, Kaser and Kurz, "Faster remainder by
+ * direct computation" (2019), exact for every 64-bit x and 0 < n < 2^32, with
+ * m = floor((2^128 - 1) / n) + 1. */
+__extension__ typedef unsigned __int128 dram_u128;
+
+static uint32_t fastmod(uint64_t x, dram_u128 m, uint32_t n)
+{
+    dram_u128 low = m * x; /* the fraction x / n, 128 bits */
+    dram_u128 lo = ((low & UINT64_MAX) * n) >> 64, hi = (low >> 64) * n;
+    return (uint32_t)((hi + lo) >> 64);
+}
+
 struct dram {
     uint32_t channels;
+    dram_u128 mod_m;            /* fastmod's constant for channels */
     double cycles_per_byte;     /* per channel; 0 = unlimited */
     double *free;               /* cycle each channel is free again */
     uint64_t bytes;
@@ -42,6 +56,7 @@ dram_t *dram_create(uint32_t channels, double bytes_per_cycle, double queue_cycl
         return NULL;
     }
     d->channels = channels;
+    d->mod_m = ~(dram_u128)0 / channels + 1;
     d->cycles_per_byte = bytes_per_cycle > 0 ? (double)channels / bytes_per_cycle : 0.0;
     d->peak = bytes_per_cycle;
     d->queue_cycles = bytes_per_cycle > 0 ? queue_cycles : 0.0;
@@ -64,9 +79,10 @@ void dram_destroy(dram_t *d)
     free(d);
 }
 
-uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int write)
+/* The moving averages of the bytes moved (all, written, and weighted by f) after a transfer of
+ * `bytes` at cycle t; returns its efficiency factor f (dram.h). */
+static double moving_averages(dram_t *d, uint64_t t, uint32_t bytes, int write)
 {
-    d->bytes += bytes;
     /* requests come roughly in time order; an older one does not rewind the averages */
     if ((double)t > d->rate_t) {
         double k = exp(-((double)t - d->rate_t) / d->tau);
@@ -86,7 +102,21 @@ uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int
             (bytes < e->line_bytes ? e->partial : 0.0);
     }
     d->rate_f += (double)bytes * f / d->tau;
-    double *fr = &d->free[cache_hash(line ^ 0x5bd1e995u) % d->channels];
+    return f;
+}
+
+uint32_t dram_channel(const dram_t *d, uint64_t line)
+{
+    return fastmod(cache_hash(line ^ 0x5bd1e995u), d->mod_m, d->channels);
+}
+
+uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int write)
+{
+    d->bytes += bytes;
+    /* the averages serve only the load-dependent wait and the efficiency: a server without
+     * either (an L2 slice) skips them */
+    double f = d->queue_cycles > 0 || d->has_eff ? moving_averages(d, t, bytes, write) : 1.0;
+    double *fr = &d->free[dram_channel(d, line)];
     double start = (double)t > *fr ? (double)t : *fr;
     *fr = start + (double)bytes * d->cycles_per_byte * f;
     double wait = start - (double)t;

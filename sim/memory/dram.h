@@ -38,11 +38,13 @@ typedef struct {
     double read, write, turnaround, partial;
     uint32_t line_bytes;
 } dram_eff;
-void dram_set_efficiency(dram_t *d, const dram_eff *e);
+void dram_set_efficiency(dram_t *d, const dram_eff *e); /* before the first transfer */
 
 /* Moves `bytes` of line `line` (a write-back when write) starting no earlier than cycle t;
  * returns the cycles the transfer waited for its channel (0 when the channel was idle). */
 uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int write);
+/* The channel of line `line`: hash(line) % channels. */
+uint32_t dram_channel(const dram_t *d, uint64_t line);
 /* Bytes moved so far (reads and writes). */
 uint64_t dram_bytes(const dram_t *d);
 

@@ -262,9 +262,9 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
                             struct dreq *q)
 {
     const arch_t *a = m->a;
+    /* the L1 is write-through: an evicted line needs no write-back (cache_alloc is not asked
+     * for the victim, so it does not read the old line) */
     cache_line *L = l1 ? cache_find(l1, line) : NULL;
-    uint64_t vtag; /* the L1 is write-through: an evicted line needs no write-back */
-    uint8_t vdirty;
     uint64_t done = t;
     switch (kind) {
     case MEMSYS_LOAD: {
@@ -284,7 +284,7 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
             uint64_t r = q ? defer_op(m, q, kind, line, miss, t, 0)
                            : l2_read(m->l2, line, miss, part, t);
             if (l1 && !L)
-                L = cache_alloc(l1, line, &vtag, &vdirty);
+                L = cache_alloc(l1, line, NULL, NULL);
             if (q && r >= MEMSYS_TOKEN) /* defer_op's record: where its fill goes */
                 m->dops[r - MEMSYS_TOKEN].l1 = L ? cache_index(l1, L) : DOP_NO_L1;
             if (L)
@@ -301,7 +301,7 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
     case MEMSYS_STORE:
         if (l1) { /* allocate/update: a later load by this SM hits */
             if (!L)
-                L = cache_alloc(l1, line, &vtag, &vdirty);
+                L = cache_alloc(l1, line, NULL, NULL);
             L->valid |= mask;
             for (uint32_t i = 0; mask >> i; i++)
                 if (mask >> i & 1)
@@ -483,10 +483,11 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
         m->order[m->cnt[m->dq[i].issue - lo]++] = (uint32_t)i;
     /* The replay knows what comes: two cursors run ahead of it over the L2 operations in
      * replay order, one MEMSYS_HINT_SET_AHEAD operations ahead asking the host for each one's
-     * L2 set (tags, recency record, victim line), one MEMSYS_HINT_WAY_AHEAD ahead finding the
-     * way (its tags now at hand) and asking for that line and for a load's L1 line (whose SM
-     * ran long ago) that the fill below writes. Counted in operations, not requests: a request
-     * of 32 scattered lines has 32 of them. (A prepared L2 lookup stays exact while fewer than
+     * L2 set (tags, recency record, victim byte), one MEMSYS_HINT_WAY_AHEAD ahead finding the
+     * way (its tags now at hand) and asking for that line (a miss: the line it will evict, known
+     * from the victim byte now at hand) and for a load's L1 line (whose SM ran long ago) that
+     * the fill below writes. Counted in operations, not requests: a request of 32 scattered
+     * lines has 32 of them. (A prepared L2 lookup stays exact while fewer than
      * 65536 allocations enter its set before it is made, cache.h: here at most
      * MEMSYS_HINT_SET_AHEAD.) */
     struct hint_cursor hs = {0}, hw = {0};
