@@ -15,6 +15,9 @@ struct l2 {
     dram_t *slices;         /* the slices are bandwidth servers like DRAM channels */
     dram_t *dram;           /* borrowed */
     l2_stats st;
+    /* per mask of missing sectors: the sectors DRAM moves (whole aligned bursts of
+     * dram_sectors, within the line) */
+    uint8_t burst[1u << CACHE_MAX_SECTORS];
 };
 
 static uint64_t max64(uint64_t a, uint64_t b)
@@ -35,6 +38,17 @@ l2_t *l2_create(const l2_config *cfg, dram_t *dram)
     uint64_t lines = cfg->bytes / cfg->line_bytes;
     l->home = cache_create_in(lines, cfg->ways, 1, cfg->arena);
     l->near_lines = lines / cfg->partitions;
+    uint32_t g = cfg->dram_sectors > 1 ? cfg->dram_sectors : 1;
+    uint8_t in_line = (uint8_t)((1u << (cfg->line_bytes / cfg->sector_bytes)) - 1);
+    for (uint32_t miss = 0; miss < (1u << CACHE_MAX_SECTORS); miss++) {
+        uint8_t fetch = (uint8_t)miss;
+        for (uint32_t i = 0; g > 1 && i < 8; i += g) {
+            uint8_t grp = (uint8_t)(((1u << g) - 1) << i);
+            if (miss & grp)
+                fetch |= grp;
+        }
+        l->burst[miss] = fetch & in_line;
+    }
     l->slices = l->home ? dram_create(cfg->slices, cfg->bytes_per_cycle, 0, 1) : NULL;
     if (!l->slices) {
         l2_destroy(l);
@@ -168,15 +182,7 @@ uint64_t l2_read_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
         if (!H) /* cache_find just missed */
             H = new_line(l, l->home, line, t, h);
         /* DRAM moves whole bursts of dram_sectors aligned sectors: the partners come along */
-        uint8_t fetch = miss;
-        uint32_t g = k->dram_sectors > 1 ? k->dram_sectors : 1;
-        for (uint32_t i = 0; g > 1 && i < 8; i += g) {
-            uint8_t grp = (uint8_t)(((1u << g) - 1) << i);
-            if (miss & grp)
-                fetch |= grp;
-        }
-        fetch &= (uint8_t)~H->valid;
-        fetch &= (uint8_t)((1u << (k->line_bytes / k->sector_bytes)) - 1);
+        uint8_t fetch = (uint8_t)(l->burst[miss & ((1u << CACHE_MAX_SECTORS) - 1)] & ~H->valid);
         uint32_t m = cache_nsectors(fetch);
         l->st.dram_reads += m;
         uint64_t r = tt + dram_transfer(l->dram, line, tt, m * k->sector_bytes, 0) + k->lat_dram;
