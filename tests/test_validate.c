@@ -136,6 +136,11 @@ static void test_parallel_same(void **state)
         if (x != y)
             fail_msg("%s: %.0f cycles with -j 1, %.0f with -j 2", names[i], x, y);
     }
+    /* the model's stall breakdown comes back through the child's pipe */
+    double x = num(case_of(a, "tiny_dep"), "stall_distance");
+    double y = num(case_of(b, "tiny_dep"), "stall_distance");
+    if (x != y)
+        fail_msg("tiny_dep: stall distance %.17g with -j 1, %.17g with -j 2", x, y);
     cJSON_Delete(a);
     cJSON_Delete(b);
 }
@@ -177,6 +182,89 @@ static void test_text_and_predictions(void **state)
     expect_has(t.out, "| tiny_dep | 12.00 |", "markdown row");
     expect_has(t.out, "| independent vs dependent chains | tiny_indep | tiny_dep |", "markdown pair");
     tu_free(&t);
+}
+
+/* The stall mix: Nsight Compute's samples of the crafted tiny_dep (wait 3, selected 1,
+ * long_scoreboard 0.5) as shares, the model's shares summing to 1, the distance between them;
+ * then, from a crafted prediction (wait 0.5, selected 0.5), the hand-computed distance
+ * (|0.5 - 2/3| + |0.5 - 2/9| + |0 - 1/9|) / 2 = 5/18, in the JSON, the text and the one-case
+ * breakdown; a prediction with an unknown reason is refused. */
+static void test_stall_mix(void **state)
+{
+    (void)state;
+    cJSON *j = run_json("1");
+    const cJSON *dep = case_of(j, "tiny_dep");
+    const cJSON *ncu = cJSON_GetObjectItem(dep, "stall_shares_ncu");
+    const cJSON *mod = cJSON_GetObjectItem(dep, "stall_shares_model");
+    if (!cJSON_IsObject(ncu) || !cJSON_IsObject(mod))
+        fail_msg("tiny_dep: stall_shares_ncu or stall_shares_model missing");
+    if (fabs(num(ncu, "wait") - 3.0 / 4.5) > 1e-12 || fabs(num(ncu, "selected") - 1.0 / 4.5) > 1e-12 ||
+        fabs(num(ncu, "long_scoreboard") - 0.5 / 4.5) > 1e-12 || cJSON_GetArraySize(ncu) != 3)
+        fail_msg("Nsight Compute's shares are not the crafted samples over their total 4.5");
+    double sum = 0, diff = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, mod)
+    {
+        sum += e->valuedouble;
+        const cJSON *n = cJSON_GetObjectItem(ncu, e->string);
+        diff += fabs(e->valuedouble - (n ? n->valuedouble : 0));
+    }
+    cJSON_ArrayForEach(e, ncu)
+    {
+        if (!cJSON_GetObjectItem(mod, e->string))
+            diff += e->valuedouble;
+    }
+    if (fabs(sum - 1) > 1e-9)
+        fail_msg("the model's shares sum to %.12f", sum);
+    if (fabs(num(dep, "stall_distance") - diff / 2) > 1e-12)
+        fail_msg("stall_distance %.6f, half the summed differences %.6f",
+                 num(dep, "stall_distance"), diff / 2);
+    if (cJSON_GetObjectItem(case_of(j, "tiny_indep"), "stall_distance"))
+        fail_msg("tiny_indep has no Nsight Compute data but got a stall distance");
+    const cJSON *sd = cJSON_GetObjectItem(j, "stall_distance");
+    if (num(sd, "cases") != 1 || num(sd, "mean") != num(dep, "stall_distance") ||
+        num(sd, "median") != num(sd, "mean") || num(sd, "max") != num(sd, "mean"))
+        fail_msg("stall_distance summary is not that of its one case");
+    cJSON_Delete(j);
+
+    const char *dir = tu_tmpdir();
+    char good[1024], bad[1024];
+    snprintf(good, sizeof good, "%s/good.json", dir);
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    static const char *const pred =
+        "{\"cases\": [{\"case\": \"tiny_dep\", \"predicted_us\": 10, \"cycles\": 1,"
+        " \"top_stall_model\": \"wait\", \"stall_shares_model\": {%s}},"
+        " {\"case\": \"tiny_indep\", \"predicted_us\": 5}]}";
+    FILE *f = fopen(good, "w");
+    assert_non_null(f);
+    fprintf(f, pred, "\"wait\": 0.5, \"selected\": 0.5");
+    fclose(f);
+    f = fopen(bad, "w");
+    assert_non_null(f);
+    fprintf(f, pred, "\"waiting\": 1");
+    fclose(f);
+    tu_result r;
+    tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+               tu_path(PAIRS), "--predictions", good, "--json", NULL);
+    expect_status(&r, 0, "validate --predictions (crafted shares) --json");
+    j = cJSON_Parse(r.out);
+    if (!j || fabs(num(case_of(j, "tiny_dep"), "stall_distance") - 5.0 / 18.0) > 1e-12)
+        fail_msg("crafted shares: stall distance is not 5/18:\n%s", r.out);
+    cJSON_Delete(j);
+    tu_free(&r);
+    tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+               tu_path(PAIRS), "--predictions", good, "--cases", "tiny_dep", NULL);
+    expect_status(&r, 0, "validate --predictions (crafted shares), one case");
+    expect_has(r.out, "28%", "5/18 in the text");
+    expect_has(r.out, "Stall breakdown of tiny_dep", "one case: its breakdown");
+    expect_has(r.out, "  wait                    50.0%    66.7%", "one case: wait row");
+    expect_has(r.out, "  long_scoreboard          0.0%    11.1%", "one case: long_scoreboard row");
+    tu_free(&r);
+    tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+               tu_path(PAIRS), "--predictions", bad, NULL);
+    expect_status(&r, 1, "validate --predictions (unknown reason)");
+    expect_has(r.err, "bad stall_shares_model entry 'waiting'", "unknown reason");
+    tu_free(&r);
 }
 
 static void test_errors(void **state)
@@ -256,7 +344,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_figures), cmocka_unit_test(test_parallel_same),
-        cmocka_unit_test(test_text_and_predictions), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_text_and_predictions), cmocka_unit_test(test_stall_mix),
+        cmocka_unit_test(test_errors),
         cmocka_unit_test(test_png),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,6 +98,32 @@ static void top_of(const cJSON *stalls, char *out, char *out2, size_t size)
     }
 }
 
+/* Nsight Compute's stall samples (reason -> count) as shares: c->ncu_share per reason the
+ * model has, c->ncu_other for the rest. Nothing when there are none. */
+static void shares_of(const cJSON *stalls, vcase *c)
+{
+    double total = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, stalls)
+    {
+        if (cJSON_IsNumber(s) && s->string && s->valuedouble > 0)
+            total += s->valuedouble;
+    }
+    if (!(total > 0))
+        return;
+    cJSON_ArrayForEach(s, stalls)
+    {
+        if (!cJSON_IsNumber(s) || !s->string || !(s->valuedouble > 0))
+            continue;
+        int r = stall_from_name(s->string);
+        if (r >= 0)
+            c->ncu_share[r] += s->valuedouble / total;
+        else
+            c->ncu_other += s->valuedouble / total;
+    }
+    c->ncu_shares = 1;
+}
+
 static char *read_all(const char *path, size_t max)
 {
     FILE *f = fopen(path, "rb");
@@ -181,6 +207,7 @@ static int load_case(const char *path, vcase *c, char *err, size_t errsize)
     for (int i = 0; i < c->nargs; i++)
         c->args[i] = strdup(cJSON_GetArrayItem(args, i)->valuestring);
     top_of(cJSON_GetObjectItem(ncu, "stalls"), c->ncu_top, c->ncu_top2, sizeof c->ncu_top);
+    shares_of(cJSON_GetObjectItem(ncu, "stalls"), c);
     cJSON_Delete(j);
     return 0;
 }
@@ -344,6 +371,12 @@ static int simulate(const arch_t *a, vcase *c)
                 if (r.stalls[i] > r.stalls[best])
                     best = i;
             snprintf(c->top, sizeof c->top, "%s", stall_name(best));
+            uint64_t total = 0;
+            for (int i = 0; i < STALL_COUNT; i++)
+                total += r.stalls[i];
+            for (int i = 0; total && i < STALL_COUNT; i++)
+                c->model_share[i] = (double)r.stalls[i] / (double)total;
+            c->model_shares = total > 0;
             timing_result_free(&r);
         }
     }
@@ -362,6 +395,8 @@ typedef struct {
     double predicted_us, sim_s, l1_hit, l2_hit;
     uint64_t cycles, warp_instructions, dram_bytes;
     char top[32], msg[512];
+    int model_shares;
+    double model_share[STALL_COUNT];
 } vresult;
 
 static void to_result(const vcase *c, vresult *r)
@@ -377,6 +412,8 @@ static void to_result(const vcase *c, vresult *r)
     r->dram_bytes = c->dram_bytes;
     memcpy(r->top, c->top, sizeof r->top);
     memcpy(r->msg, c->msg, sizeof r->msg);
+    r->model_shares = c->model_shares;
+    memcpy(r->model_share, c->model_share, sizeof r->model_share);
 }
 
 static void from_result(vcase *c, const vresult *r)
@@ -391,6 +428,8 @@ static void from_result(vcase *c, const vresult *r)
     c->dram_bytes = r->dram_bytes;
     memcpy(c->top, r->top, sizeof c->top);
     memcpy(c->msg, r->msg, sizeof c->msg);
+    c->model_shares = r->model_shares;
+    memcpy(c->model_share, r->model_share, sizeof c->model_share);
     c->top[sizeof c->top - 1] = c->msg[sizeof c->msg - 1] = 0;
 }
 
@@ -506,6 +545,21 @@ static int load_predictions(const char *path, vcase *v, int n)
             v[i].predicted_us = p->valuedouble;
             v[i].cycles = cJSON_IsNumber(cyc) ? (uint64_t)cyc->valuedouble : 0;
             snprintf(v[i].top, sizeof v[i].top, "%s", cJSON_IsString(top) ? top->valuestring : "");
+            /* the model's breakdown (absent from files of before it was written) */
+            const cJSON *sh = cJSON_GetObjectItem(c, "stall_shares_model"), *e;
+            const cJSON *shares = cJSON_IsObject(sh) ? sh : NULL;
+            cJSON_ArrayForEach(e, shares)
+            {
+                int r = e->string ? stall_from_name(e->string) : -1;
+                if (r < 0 || !cJSON_IsNumber(e) || !(e->valuedouble >= 0)) {
+                    int rc = cli_usage_error(CMD, "%s: case %s: bad stall_shares_model entry "
+                                             "'%s'", path, v[i].name, e->string ? e->string : "");
+                    cJSON_Delete(j);
+                    return rc;
+                }
+                v[i].model_share[r] = e->valuedouble;
+                v[i].model_shares = 1;
+            }
             v[i].status = WL_OK;
             v[i].msg[0] = 0;
             break;

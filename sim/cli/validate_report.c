@@ -26,6 +26,8 @@ typedef struct {
 
 typedef struct {
     int ran, failed, included, stall_total, stall_agree, stall_top2;
+    int dist_cases, dist_worst;         /* cases with both breakdowns; the farthest one */
+    double dist_mean, dist_median;
     double mape, mape_all, pearson;
     int outliers[N_OUTLIERS], noutliers;
     vpair pairs[MAX_PAIRS];
@@ -41,6 +43,47 @@ static double err_of(const vcase *c)
 static int included(const vcase *c)
 {
     return c->status == 0 && c->measured_us >= VREP_MIN_US;
+}
+
+double vrep_stall_distance(const vcase *c)
+{
+    if (c->status || !c->model_shares || !c->ncu_shares)
+        return NAN;
+    double d = c->ncu_other; /* reasons the model never charges */
+    for (int i = 0; i < STALL_COUNT; i++)
+        d += fabs(c->model_share[i] - c->ncu_share[i]);
+    return d / 2;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Mean, median and farthest case of the stall-breakdown distances. */
+static void summarise_distances(const vcase *v, int n, vsummary *s)
+{
+    double *d = n > 0 ? malloc((size_t)n * sizeof *d) : NULL, sum = 0;
+    s->dist_cases = 0;
+    s->dist_worst = -1;
+    for (int i = 0; d && i < n; i++) {
+        double x = vrep_stall_distance(&v[i]);
+        if (isnan(x))
+            continue;
+        d[s->dist_cases++] = x;
+        sum += x;
+        if (s->dist_worst < 0 || x > vrep_stall_distance(&v[s->dist_worst]))
+            s->dist_worst = i;
+    }
+    s->dist_mean = s->dist_median = NAN;
+    if (s->dist_cases) {
+        qsort(d, (size_t)s->dist_cases, sizeof *d, by_value);
+        int k = s->dist_cases;
+        s->dist_mean = sum / k;
+        s->dist_median = k % 2 ? d[k / 2] : (d[k / 2 - 1] + d[k / 2]) / 2;
+    }
+    free(d);
 }
 
 static const vcase *find(const vcase *v, int n, const char *name)
@@ -128,6 +171,7 @@ static void summarise(const vcase *v, int n, vsummary *s)
         double x = log(c->measured_us), y = log(c->predicted_us);
         sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
     }
+    summarise_distances(v, n, s);
     s->mape = s->included ? 100.0 * sum / s->included : NAN;
     s->mape_all = s->ran ? 100.0 * sum_all / s->ran : NAN;
     double k = s->included;
@@ -194,29 +238,48 @@ static void fmt_num(char *buf, size_t size, int digits, const char *suffix, doub
         snprintf(buf, size, "n/a");
 }
 
+/* One case's two stall breakdowns side by side (validate --cases NAME): every reason with a
+ * share of 0.5 % or more on either side. */
+static void print_breakdown(const vcase *c)
+{
+    printf("\nStall breakdown of %s (share of warp cycles; Nsight Compute: of its samples)\n"
+           "  %-20s %8s %8s\n", c->name, "reason", "model", "ncu");
+    for (int i = 0; i < STALL_COUNT; i++)
+        if (c->model_share[i] >= 0.005 || c->ncu_share[i] >= 0.005)
+            printf("  %-20s %7.1f%% %7.1f%%\n", stall_name(i), 100 * c->model_share[i],
+                   100 * c->ncu_share[i]);
+    if (c->ncu_other >= 0.0005)
+        printf("  %-20s %8s %7.1f%%\n", "(others: not modelled)", "", 100 * c->ncu_other);
+    printf("  %-20s %8s %7.0f%%\n", "mix apart", "", 100 * vrep_stall_distance(c));
+}
+
 static void print_text(const char *arch, const vcase *v, int n, const vsummary *s,
                        const char *pairs_file, int md)
 {
     if (md)
         printf("| case | measured us | predicted us | error | top stall: model | top stall: "
-               "Nsight Compute |\n|---|---:|---:|---:|---|---|\n");
+               "Nsight Compute | stall mix apart |\n|---|---:|---:|---:|---|---|---:|\n");
     else
-        printf("warplab validate: %s, %d measured cases\n%-20s %12s %12s %8s  %-17s %s\n", arch, n,
-               "case", "measured_us", "predicted_us", "error", "top stall (model)", "(ncu)");
+        printf("warplab validate: %s, %d measured cases\n%-20s %12s %12s %8s  %-18s %-18s %s\n",
+               arch, n, "case", "measured_us", "predicted_us", "error", "top stall (model)",
+               "(ncu)", "mix apart");
     for (int i = 0; i < n; i++) {
         const vcase *c = &v[i];
         const char *mark = c->measured_us < VREP_MIN_US ? " *" : "";
+        char dist[32];
+        fmt_num(dist, sizeof dist, 0, "%", 100 * vrep_stall_distance(c));
         if (c->status && md)
-            printf("| %s | %.2f | failed | | | %s |\n", c->name, c->measured_us, c->ncu_top);
+            printf("| %s | %.2f | failed | | | %s | |\n", c->name, c->measured_us, c->ncu_top);
         else if (c->status)
             printf("%-20s %12.2f %12s %8s  %s\n", c->name, c->measured_us, "FAILED", "", c->msg);
         else if (md)
-            printf("| %s%s | %.2f | %.2f | %+.1f%% | %s | %s |\n", c->name, mark, c->measured_us,
-                   c->predicted_us, 100 * err_of(c), c->top, c->ncu_top[0] ? c->ncu_top : "n/a");
+            printf("| %s%s | %.2f | %.2f | %+.1f%% | %s | %s | %s |\n", c->name, mark,
+                   c->measured_us, c->predicted_us, 100 * err_of(c), c->top,
+                   c->ncu_top[0] ? c->ncu_top : "n/a", dist);
         else
-            printf("%-20s %12.2f %12.2f %+7.1f%%  %-17s %s%s\n", c->name, c->measured_us,
+            printf("%-20s %12.2f %12.2f %+7.1f%%  %-18s %-18s %9s%s\n", c->name, c->measured_us,
                    c->predicted_us, 100 * err_of(c), c->top, c->ncu_top[0] ? c->ncu_top : "n/a",
-                   mark);
+                   dist, mark);
     }
     char mape[32], all[32], r[32];
     fmt_num(mape, sizeof mape, 1, "%", s->mape);
@@ -228,6 +291,16 @@ static void print_text(const char *arch, const vcase *v, int n, const vsummary *
     printf("%sCorrelation (Pearson, log time): %s\n", md ? "- " : "", r);
     printf("%sTop stall reason agrees with Nsight Compute: %d of %d cases (among its two largest: "
            "%d)\n", md ? "- " : "", s->stall_agree, s->stall_total, s->stall_top2);
+    if (s->dist_cases) {
+        char mean[32], med[32], worst[32];
+        fmt_num(mean, sizeof mean, 0, "%", 100 * s->dist_mean);
+        fmt_num(med, sizeof med, 0, "%", 100 * s->dist_median);
+        fmt_num(worst, sizeof worst, 0, "%", 100 * vrep_stall_distance(&v[s->dist_worst]));
+        printf("%sStall mix against Nsight Compute's (half the summed differences of the "
+               "reasons' shares, 0%% = the same): %s apart on average over %d cases, median %s, "
+               "farthest %s %s\n", md ? "- " : "", mean, s->dist_cases, med,
+               v[s->dist_worst].name, worst);
+    }
     if (s->failed)
         printf("%sCases that failed to run: %d\n", md ? "- " : "", s->failed);
     printf("%sBiggest outliers:", md ? "- " : "");
@@ -235,6 +308,8 @@ static void print_text(const char *arch, const vcase *v, int n, const vsummary *
         printf("%s %s %+.1f%%", i ? "," : "", v[s->outliers[i]].name, 100 * err_of(&v[s->outliers[i]]));
     printf("\n");
     print_pairs_text(s, pairs_file, md);
+    if (!md && n == 1 && !isnan(vrep_stall_distance(&v[0])))
+        print_breakdown(&v[0]);
 }
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
@@ -251,6 +326,14 @@ static void print_json(const char *arch, const vcase *v, int n, const vsummary *
         cJSON_AddStringToObject(j, "measured_source", c->from_ncu ? "ncu" : "event");
         cJSON_AddNumberToObject(j, "event_us", c->event_us);
         cJSON_AddStringToObject(j, "top_stall_ncu", c->ncu_top);
+        if (c->ncu_shares) {
+            cJSON *sh = cJSON_AddObjectToObject(j, "stall_shares_ncu");
+            for (int r = 0; r < STALL_COUNT; r++)
+                if (c->ncu_share[r] > 0)
+                    cJSON_AddNumberToObject(sh, stall_name(r), c->ncu_share[r]);
+            if (c->ncu_other > 0)
+                cJSON_AddNumberToObject(sh, "other", c->ncu_other);
+        }
         if (c->status == 0) {
             cJSON_AddNumberToObject(j, "predicted_us", c->predicted_us);
             cJSON_AddNumberToObject(j, "error", err_of(c));
@@ -261,6 +344,14 @@ static void print_json(const char *arch, const vcase *v, int n, const vsummary *
             cJSON_AddNumberToObject(j, "l1_hit_rate", c->l1_hit);
             cJSON_AddNumberToObject(j, "l2_hit_rate", c->l2_hit);
             cJSON_AddStringToObject(j, "top_stall_model", c->top);
+            if (c->model_shares) {
+                cJSON *sh = cJSON_AddObjectToObject(j, "stall_shares_model");
+                for (int r = 0; r < STALL_COUNT; r++)
+                    if (c->model_share[r] > 0)
+                        cJSON_AddNumberToObject(sh, stall_name(r), c->model_share[r]);
+            }
+            if (!isnan(vrep_stall_distance(c)))
+                cJSON_AddNumberToObject(j, "stall_distance", vrep_stall_distance(c));
             cJSON_AddNumberToObject(j, "sim_seconds", c->sim_s);
         } else {
             cJSON_AddNumberToObject(j, "status", c->status);
@@ -284,6 +375,14 @@ static void print_json(const char *arch, const vcase *v, int n, const vsummary *
     cJSON_AddNumberToObject(st, "agree", s->stall_agree);
     cJSON_AddNumberToObject(st, "top2", s->stall_top2);
     cJSON_AddNumberToObject(st, "cases", s->stall_total);
+    if (s->dist_cases) {
+        cJSON *sd = cJSON_AddObjectToObject(o, "stall_distance");
+        cJSON_AddNumberToObject(sd, "cases", s->dist_cases);
+        cJSON_AddNumberToObject(sd, "mean", s->dist_mean);
+        cJSON_AddNumberToObject(sd, "median", s->dist_median);
+        cJSON_AddNumberToObject(sd, "max", vrep_stall_distance(&v[s->dist_worst]));
+        cJSON_AddStringToObject(sd, "max_case", v[s->dist_worst].name);
+    }
     cJSON *pairs = cJSON_AddArrayToObject(o, "pairs");
     for (int i = 0; i < s->npairs; i++) {
         const vpair *q = &s->pairs[i];
