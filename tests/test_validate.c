@@ -184,7 +184,7 @@ static void test_text_and_predictions(void **state)
     tu_free(&t);
 }
 
-/* The stall mix: Nsight Compute's samples of the crafted tiny_dep (wait 3, selected 1,
+/* The stall mix: Nsight Compute's breakdown of the crafted tiny_dep (wait 3, selected 1,
  * long_scoreboard 0.5) as shares, the model's shares summing to 1, the distance between them;
  * then, from a crafted prediction (wait 0.5, selected 0.5), the hand-computed distance
  * (|0.5 - 2/3| + |0.5 - 2/9| + |0 - 1/9|) / 2 = 5/18, in the JSON, the text and the one-case
@@ -200,7 +200,7 @@ static void test_stall_mix(void **state)
         fail_msg("tiny_dep: stall_shares_ncu or stall_shares_model missing");
     if (fabs(num(ncu, "wait") - 3.0 / 4.5) > 1e-12 || fabs(num(ncu, "selected") - 1.0 / 4.5) > 1e-12 ||
         fabs(num(ncu, "long_scoreboard") - 0.5 / 4.5) > 1e-12 || cJSON_GetArraySize(ncu) != 3)
-        fail_msg("Nsight Compute's shares are not the crafted samples over their total 4.5");
+        fail_msg("Nsight Compute's shares are not the crafted values over their total 4.5");
     double sum = 0, diff = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, mod)

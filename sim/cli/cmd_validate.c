@@ -98,7 +98,8 @@ static void top_of(const cJSON *stalls, char *out, char *out2, size_t size)
     }
 }
 
-/* Nsight Compute's stall samples (reason -> count) as shares: c->ncu_share per reason the
+/* Nsight Compute's stall breakdown (reason -> warp cycles per issued instruction,
+ * smsp__average_warps_issue_stalled_*_per_issue_active) as shares: c->ncu_share per reason the
  * model has, c->ncu_other for the rest. Nothing when there are none. */
 static void shares_of(const cJSON *stalls, vcase *c)
 {

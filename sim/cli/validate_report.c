@@ -242,7 +242,7 @@ static void fmt_num(char *buf, size_t size, int digits, const char *suffix, doub
  * share of 0.5 % or more on either side. */
 static void print_breakdown(const vcase *c)
 {
-    printf("\nStall breakdown of %s (share of warp cycles; Nsight Compute: of its samples)\n"
+    printf("\nStall breakdown of %s (each reason's share of the warps' cycles)\n"
            "  %-20s %8s %8s\n", c->name, "reason", "model", "ncu");
     for (int i = 0; i < STALL_COUNT; i++)
         if (c->model_share[i] >= 0.005 || c->ncu_share[i] >= 0.005)

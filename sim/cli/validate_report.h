@@ -24,9 +24,9 @@ typedef struct {
     int from_ncu;
     char ncu_top[32];       /* Nsight Compute's largest stall ("" without ncu data) */
     char ncu_top2[32];      /* ... and its second largest ("" if none) */
-    /* Nsight Compute's stall breakdown as shares of its samples (sum 1 with ncu_other), when
-     * ncu_shares: per reason of the model's vocabulary, and the share of reasons the model
-     * does not have (gmma, imc_miss, tex_throttle) */
+    /* Nsight Compute's stall breakdown (its warp cycles per issued instruction, per reason) as
+     * shares (sum 1 with ncu_other), when ncu_shares: per reason of the model's vocabulary, and
+     * the share of reasons the model does not have (gmma, imc_miss, tex_throttle) */
     int ncu_shares;
     double ncu_share[STALL_COUNT], ncu_other;
     /* prediction */
