@@ -9,8 +9,9 @@
  * or, for a case without ncu data, the median of cold cudaEvent runs (timing.median_us), and
  * prints per case the error, then the mean absolute percentage error over the cases of 10 us or
  * more (issue #6), Pearson's correlation of log times, the biggest outliers, the "A is faster
- * than B" relationships of gpu/validate-pairs.txt with measured and predicted ratios, and how
- * often the model's top stall reason is Nsight Compute's.
+ * than B" relationships of gpu/validate-pairs.txt with measured and predicted ratios, how
+ * often the model's top stall reason is Nsight Compute's, and how far apart the two stall
+ * breakdowns are (validate_report.h, vrep_stall_distance).
  *
  * Options: --arch NAME (required), --json, --markdown (the table of docs/validation.md),
  * --cases GLOB[,GLOB...] (case names, fnmatch), --measured DIR, --pairs FILE, -j N (cases
@@ -50,7 +51,9 @@ static const char usage_text[] =
     "Replays every measured case of gpu/measured/NAME/ through the timing model and prints\n"
     "measured vs predicted time, the error per case, the mean absolute percentage error (cases\n"
     ">= 10 us), the correlation of log times, the biggest outliers, the lesson relationships of\n"
-    "gpu/validate-pairs.txt and the top-stall agreement with Nsight Compute.\n";
+    "gpu/validate-pairs.txt, the top-stall agreement with Nsight Compute and how far apart the\n"
+    "model's and Nsight Compute's stall breakdowns are (\"mix apart\"; with --cases NAME\n"
+    "matching one case, the two breakdowns side by side).\n";
 
 
 typedef struct {
