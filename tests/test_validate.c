@@ -259,6 +259,9 @@ static void test_stall_mix(void **state)
     expect_has(r.out, "Stall breakdown of tiny_dep", "one case: its breakdown");
     expect_has(r.out, "  wait                    50.0%    66.7%", "one case: wait row");
     expect_has(r.out, "  long_scoreboard          0.0%    11.1%", "one case: long_scoreboard row");
+    /* the pair about tiny_indep and a case never measured is only counted */
+    expect_has(r.out, "tiny_indep < tiny_dep: not measured or not predicted", "one case: its pair");
+    expect_has(r.out, "(1 more about cases not in this run)", "one case: other pairs counted");
     tu_free(&r);
     tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
                tu_path(PAIRS), "--predictions", bad, NULL);

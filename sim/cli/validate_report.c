@@ -195,8 +195,12 @@ static void summarise(const vcase *v, int n, vsummary *s)
 
 /* ---- text and markdown ---------------------------------------------------------------------- */
 
-static void print_pairs_text(const vsummary *s, const char *pairs_file, int md)
+/* The lesson relationships; in the text report a pair neither of whose cases is among the
+ * measured cases of this run (--cases) is only counted. */
+static void print_pairs_text(const vcase *v, int n, const vsummary *s, const char *pairs_file,
+                             int md)
 {
+    int unrelated = 0;
     if (s->pairs_missing_file) {
         printf("%s(no pairs file %s)\n", md ? "\n" : "", pairs_file);
         return;
@@ -214,6 +218,8 @@ static void print_pairs_text(const vsummary *s, const char *pairs_file, int md)
             printf("| %s | %s | %s | %.2fx | %.2fx | %s | %s |\n", q->what, q->fast, q->slow,
                    q->meas_ratio, q->pred_ratio, q->direction_ok ? "right" : "WRONG",
                    q->within ? "yes" : "no");
+        else if (!q->ok && !find(v, n, q->fast) && !find(v, n, q->slow))
+            unrelated++;
         else if (!q->ok)
             printf("  %-22s %s < %s: not measured or not predicted\n", q->name, q->fast, q->slow);
         else
@@ -223,6 +229,8 @@ static void print_pairs_text(const vsummary *s, const char *pairs_file, int md)
                    q->within ? ", within 25%" : ", off by more than 25%",
                    q->meas_ratio < 1 ? " (the hardware has them the other way round)" : "");
     }
+    if (!md && unrelated)
+        printf("  (%d more about cases not in this run)\n", unrelated);
     if (!md)
         printf("  %d of %d in the right direction, %d of them within %.0f%% of the measured ratio\n",
                s->pairs_direction_ok, s->pairs_ok, s->pairs_within, VREP_PAIR_TOL * 100);
@@ -307,7 +315,7 @@ static void print_text(const char *arch, const vcase *v, int n, const vsummary *
     for (int i = 0; i < s->noutliers; i++)
         printf("%s %s %+.1f%%", i ? "," : "", v[s->outliers[i]].name, 100 * err_of(&v[s->outliers[i]]));
     printf("\n");
-    print_pairs_text(s, pairs_file, md);
+    print_pairs_text(v, n, s, pairs_file, md);
     if (!md && n == 1 && !isnan(vrep_stall_distance(&v[0])))
         print_breakdown(&v[0]);
 }
