@@ -10,7 +10,9 @@
 #                    one word per 128-byte line
 #   warpsync.json    __syncwarp in a converged warp, in a diverged one (each half its own branch),
 #                    a divergent branch alone: one warp's cycles per iteration and a full GPU's
-#   sass.txt         cuobjdump -sass of both programs (checks one SASS op per chain step)
+#   smem.json        shared-memory loads and stores under load: SM cycles per warp-level access
+#                    and load-to-use latency of a dependent chain, 1 to 32 warps per SM
+#   sass.txt         cuobjdump -sass of the programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
 # Each JSON holds the GPU name, driver, clocks (max and measured with clock64/%globaltimer)
 # and the UTC date. The lead commits OUTDIR's JSON under gpu/measured/h200/microbench/.
@@ -30,7 +32,7 @@ say "microbench measure.sh: arch=$arch out=$out"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; } >> "$log" 2>&1
 
 rc=0
-for p in latency throughput dram warpsync; do
+for p in latency throughput dram warpsync smem; do
     say "build $p"
     if ! nvcc -arch="$arch" -O3 -std=c++17 -o "$work/$p" "$here/$p.cu" >> "$log" 2>&1; then
         say "build $p FAILED"; rc=1; continue
@@ -43,7 +45,7 @@ for p in latency throughput dram warpsync; do
     fi
 done
 if command -v cuobjdump > /dev/null 2>&1; then
-    for p in latency throughput warpsync; do
+    for p in latency throughput warpsync smem; do
         [ -x "$work/$p" ] && { echo "==== $p"; cuobjdump -sass "$work/$p"; }
     done > "$out/sass.txt" 2>&1
 fi
