@@ -198,7 +198,8 @@ static void test_stall_mix(void **state)
     const cJSON *mod = cJSON_GetObjectItem(dep, "stall_shares_model");
     if (!cJSON_IsObject(ncu) || !cJSON_IsObject(mod))
         fail_msg("tiny_dep: stall_shares_ncu or stall_shares_model missing");
-    if (fabs(num(ncu, "wait") - 3.0 / 4.5) > 1e-12 || fabs(num(ncu, "selected") - 1.0 / 4.5) > 1e-12 ||
+    if (fabs(num(ncu, "wait") - 3.0 / 4.5) > 1e-12 ||
+        fabs(num(ncu, "selected") - 1.0 / 4.5) > 1e-12 ||
         fabs(num(ncu, "long_scoreboard") - 0.5 / 4.5) > 1e-12 || cJSON_GetArraySize(ncu) != 3)
         fail_msg("Nsight Compute's shares are not the crafted values over their total 4.5");
     double sum = 0, diff = 0;

@@ -79,8 +79,8 @@ cache_line *cache_alloc_h(cache_t *c, uint64_t tag, const cache_hint *h, uint64_
 /* Allocates a way for `tag` (which must not be present), evicting the set's LRU line; the
  * evicted line's tag and dirty mask go to *vtag and *vdirty (*vdirty = 0 when the way was free
  * or clean); vtag and vdirty NULL: not wanted (a write-through cache, whose lines are never
- * dirty: the evicted line is then not read). The returned line has no valid sectors but stays allocated (cache_find finds it)
- * until evicted. */
+ * dirty: the evicted line is then not read). The returned line has no valid sectors but stays
+ * allocated (cache_find finds it) until evicted. */
 cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty);
 
 /* Number of sectors (set bits) in a sector mask. */

@@ -487,8 +487,8 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
      * way (its tags now at hand) and asking for that line (a miss: the line it will evict, known
      * from the victim byte now at hand) and for a load's L1 line (whose SM ran long ago) that
      * the fill below writes. Counted in operations, not requests: a request of 32 scattered
-     * lines has 32 of them. (A prepared L2 lookup stays exact while fewer than
-     * 65536 allocations enter its set before it is made, cache.h: here at most
+     * lines has 32 of them. (A prepared L2 lookup stays exact while fewer than 65536
+     * allocations enter its set before it is made, cache.h: here at most
      * MEMSYS_HINT_SET_AHEAD.) */
     struct hint_cursor hs = {0}, hw = {0};
     for (uint32_t a = 0; a < MEMSYS_HINT_SET_AHEAD; a++)
