@@ -149,6 +149,72 @@ static void test_select_fold(void **state)
     expect_select_fold(b, 0); /* operands from another block */
 }
 
+/* If-conversion: ptxas predicates a short body instead of branching around it. `want` is one
+ * character per bra in order, '1' for a branch marked PTX_F_IFCVT; the body of a marked branch
+ * must carry its negated guard. */
+static void expect_ifcvt(const char *body, const char *want)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             HDR ".visible .entry k(.param .u32 n)\n{\n .reg .b32 %%r<12>;\n .reg .pred %%p<3>;\n"
+                 " ld.param.u32 %%r1, [n];\n setp.lt.u32 %%p1, %%r1, 16;\n"
+                 " setp.lt.u32 %%p2, %%r1, 8;\n%s add.s32 %%r9, %%r1, 1;\n ret;\n}\n", body);
+    ptx_module *m = parse(text);
+    diag_t d;
+    assert_int_equal(ptx_schedule(m, &d), WL_OK);
+    const ptx_func *f = &m->funcs[0];
+    char got[16] = "";
+    for (uint32_t i = 0; i < f->ninsns && strlen(got) + 1 < sizeof got; i++) {
+        const ptx_insn *br = &f->insns[i];
+        if (br->op != PTX_OP_BRA)
+            continue;
+        int on = (br->flags & PTX_F_IFCVT) != 0;
+        strcat(got, on ? "1" : "0");
+        for (int32_t k = (int32_t)i + 1; on && k < br->target; k++)
+            if (f->insns[k].guard != br->guard || f->insns[k].guard_neg == br->guard_neg)
+                fail_msg("instruction %d (line %u) of a converted body: guard %d/%d, want %d/%d",
+                         k, f->insns[k].line, f->insns[k].guard, f->insns[k].guard_neg,
+                         br->guard, !br->guard_neg);
+    }
+    if (strcmp(got, want))
+        fail_msg("if-converted branches '%s', want '%s' in:\n%s", got, want, body);
+    ptx_module_free(m);
+}
+
+static void test_if_conversion(void **state)
+{
+    (void)state;
+    /* the reductions' shape: shared loads, an add, a store */
+    expect_ifcvt(" @%p1 bra L;\n add.s32 %r2, %r1, 4;\n ld.shared.u32 %r3, [%r2];\n"
+                 " ld.shared.u32 %r4, [%r2+4];\n add.s32 %r5, %r3, %r4;\n"
+                 " st.shared.u32 [%r2], %r5;\nL:\n", "1");
+    expect_ifcvt(" @!%p1 bra L;\n mul.lo.s32 %r2, %r1, 3;\nL:\n", "1"); /* a negated guard */
+    /* eight instructions are converted, nine are not */
+    expect_ifcvt(" @%p1 bra L;\n add.s32 %r2, %r1, 1;\n add.s32 %r2, %r2, 1;\n"
+                 " add.s32 %r2, %r2, 1;\n add.s32 %r2, %r2, 1;\n add.s32 %r2, %r2, 1;\n"
+                 " add.s32 %r2, %r2, 1;\n add.s32 %r2, %r2, 1;\n add.s32 %r2, %r2, 1;\nL:\n",
+                 "1");
+    expect_ifcvt(" @%p1 bra L;\n add.s32 %r2, %r1, 1;\n add.s32 %r2, %r2, 1;\n"
+                 " add.s32 %r2, %r2, 1;\n add.s32 %r2, %r2, 1;\n add.s32 %r2, %r2, 1;\n"
+                 " add.s32 %r2, %r2, 1;\n add.s32 %r2, %r2, 1;\n add.s32 %r2, %r2, 1;\n"
+                 " add.s32 %r2, %r2, 1;\nL:\n", "0");
+    /* an integer division (a long SASS sequence: ws_pipeline keeps its BRA) */
+    expect_ifcvt(" @%p1 bra L;\n div.s32 %r2, %r1, %r3;\nL:\n", "0");
+    /* the body writes the branch's predicate */
+    expect_ifcvt(" @%p1 bra L;\n setp.eq.s32 %p1, %r1, 3;\nL:\n", "0");
+    /* already guarded, a shuffle, a barrier in the body */
+    expect_ifcvt(" @%p1 bra L;\n @%p2 add.s32 %r2, %r1, 1;\nL:\n", "0");
+    expect_ifcvt(" @%p1 bra L;\n shfl.sync.down.b32 %r2, %r1, 1, 31, -1;\nL:\n", "0");
+    expect_ifcvt(" @%p1 bra L;\n add.s32 %r2, %r1, 1;\n bar.sync 0;\nL:\n", "0");
+    /* a branch to the kernel's ret: ptxas writes @P EXIT and leaves the body as it is */
+    expect_ifcvt(" @%p1 bra L;\n add.s32 %r2, %r1, 1;\nL:\n ret;\n", "0");
+    /* another branch enters the body: not converted (the first skips nothing) */
+    expect_ifcvt(" @%p2 bra M;\n @%p1 bra L;\nM:\n add.s32 %r2, %r1, 1;\nL:\n", "00");
+    /* two bodies one after the other */
+    expect_ifcvt(" @%p1 bra L;\n add.s32 %r2, %r1, 1;\nL:\n @%p2 bra L2;\n"
+                 " add.s32 %r3, %r1, 2;\nL2:\n", "11");
+}
+
 /* Memory accesses keep their order among themselves (a load never passes a store), barriers
  * are fixed, a guarded write keeps its place relative to readers of the old value. */
 static const char mem[] = HDR
@@ -268,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_loop_control_hoisted),
         cmocka_unit_test(test_unrolled_loop_control),
         cmocka_unit_test(test_select_fold),
+        cmocka_unit_test(test_if_conversion),
         cmocka_unit_test(test_memory_and_barrier_order),
         cmocka_unit_test(test_loads_pass_other_spaces),
         cmocka_unit_test(test_pressure),

@@ -761,6 +761,10 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
     wl_status st = WL_OK;
     switch (in->op) {
     case PTX_OP_BRA:
+        if (in->flags & PTX_F_IFCVT) { /* its body is predicated instead (ptx_sched.c) */
+            t->pc++;
+            break;
+        }
         return xctl_branch(b, warp, in, active, m, out, d);
     case PTX_OP_CALL:
         if (out)

@@ -536,7 +536,7 @@ wl_status xdec_func(exec_prog *p, int fi, diag_t *d)
             x->fast = xop_nop;
         }
         x->lane = x->op >= PTX_OP_COUNT ? XL_NONE : x->fast ? XL_FAST :
-                  x->op == PTX_OP_BRA ? XL_BRA :
+                  x->op == PTX_OP_BRA && !(x->flags & PTX_F_IFCVT) ? XL_BRA :
                   (x->op == PTX_OP_LD || x->op == PTX_OP_LDU || x->op == PTX_OP_ST) ? XL_LDST :
                   XL_NONE;
         if (x->nops > 0 && (f->ops[in->op0].kind == PTX_OPND_IMM ||

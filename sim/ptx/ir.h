@@ -212,6 +212,8 @@ enum {
                                      branch) of a loop ptxas unrolls 4 times (ptx_sched.c) */
     PTX_F_SELECT_FOLD = 1u << 28, /* set by ptx_schedule: a selp ptxas turns into a predicated
                                      write of one of its operands (ptx_sched.c) */
+    PTX_F_IFCVT = 1u << 29,       /* set by ptx_schedule: a branch ptxas replaces by predicating
+                                     the body it jumps over (ptx_sched.c); never taken */
 };
 
 /* Special registers. Components x/y/z are separate ids. */

@@ -39,6 +39,21 @@
  * (PTX_F_SELECT_FOLD); the timing model does not issue it, and its result is ready when a, b and
  * p are. A selp with an immediate or a shared operand stays an instruction (SEL or a move).
  *
+ * If-conversion: ptxas turns a short forward branch around straight-line code into predication:
+ * `@p bra L; body; L:` becomes the body guarded by !p, and no branch (CUDA 13.0, sm_90: the
+ * reductions' `if (tid < s) red_s[tid] += red_s[tid + s];` is `@!P1 LDS; @!P1 LDS; @!P1 IADD;
+ * @!P1 STS` with no BRA, and so are red_shuffle's `if (tid % 32 == 0)` store and the five steps
+ * of its_warp_sum). Every warp then issues the body, also a warp whose lanes are all off: its
+ * predicated-off loads still wait on the scoreboard (the H200's red_sequential spends 21.6 % of
+ * its warps' cycles on short_scoreboard, more than at the barrier). We convert a branch whose
+ * body is one basic block of at most PTX_IFCVT_MAX unguarded instructions of the arithmetic,
+ * load/store and shared-memory units, without integer division (ptxas expands it to a long
+ * sequence: ws_pipeline's `div.s32` body keeps its BRA), that does not write the branch's
+ * predicate, when L is not a `ret` or `exit` (there ptxas writes `@p EXIT`, and the body stays
+ * unpredicated: every coalescing kernel's `if (i < n)`). The body's instructions get the
+ * negated guard and the branch is marked (PTX_F_IFCVT): the executor passes over it and the
+ * timing model does not issue it. What a thread computes is unchanged.
+ *
  * What we simplify: ptxas's own latency table is not public; we use the H200's measured
  * latencies rounded (docs/memory.md). Blocks longer than PTX_SCHED_MAX instructions are left
  * as written (the cost of scheduling stays linear). Unrolling is modelled only by its loop
@@ -53,6 +68,7 @@
 #define MAXR 8             /* registers per instruction we track (more: treated as pinned) */
 #define SP_ALL 255         /* an ordered instruction that is not a plain memory access */
 #define PTX_UNROLL_MAX 24  /* longest single-block loop body ptxas unrolls (see above) */
+#define PTX_IFCVT_MAX 8    /* longest branch body ptxas predicates (see above) */
 
 typedef struct {
     int32_t dst[MAXR], src[MAXR];
@@ -360,6 +376,69 @@ static void mark_select_folds(ptx_func *f, const ptx_block *bl, const sinfo *si,
     }
 }
 
+/* Can ptxas predicate this instruction of a branch body (see the top)? */
+static int ifcvt_insn_ok(const ptx_func *f, const ptx_insn *in, int32_t pred)
+{
+    if (in->guard != PTX_NONE || (in->flags & (PTX_F_SELECT_FOLD | PTX_F_UNROLL_CTL)))
+        return 0;
+    switch (isa_unit(in)) {
+    case PTX_UNIT_ALU: case PTX_UNIT_FMA: case PTX_UNIT_FP64: case PTX_UNIT_SFU:
+    case PTX_UNIT_LSU: case PTX_UNIT_SHMEM: break;
+    default: return 0;
+    }
+    if ((in->op == PTX_OP_DIV || in->op == PTX_OP_REM) && in->type[0] >= PTX_T_B8 &&
+        in->type[0] <= PTX_T_S64)
+        return 0;
+    sinfo s;
+    describe(f, in, &s);
+    if (s.kind == 2)
+        return 0;
+    for (unsigned k = 0; k < s.ndst; k++)
+        if (s.dst[k] == pred)
+            return 0;
+    return 1;
+}
+
+/* If-conversion (see the top): after scheduling, so the blocks keep their own order. */
+static int if_convert(ptx_func *f)
+{
+    uint8_t *entered = calloc(f->ninsns, 1); /* a branch jumps there */
+    if (!entered)
+        return -1;
+    for (uint32_t i = 0; i < f->ninsns; i++)
+        if (f->insns[i].op == PTX_OP_BRA && f->insns[i].target >= 0 &&
+            (uint32_t)f->insns[i].target < f->ninsns)
+            entered[f->insns[i].target] = 1;
+    for (uint32_t i = 0; i + 1 < f->ninsns; i++) {
+        ptx_insn *br = &f->insns[i];
+        if (br->op != PTX_OP_BRA || br->guard == PTX_NONE || br->target == PTX_NONE ||
+            (br->flags & PTX_F_UNROLL_CTL) || (uint32_t)br->target <= i + 1 ||
+            (uint32_t)br->target >= f->ninsns || (uint32_t)br->target - (i + 1) > PTX_IFCVT_MAX)
+            continue;
+        uint32_t end = (uint32_t)br->target; /* the body is [i + 1, end) */
+        int32_t bb = f->insns[i + 1].block;
+        if (entered[i + 1] || bb < 0 || (uint32_t)bb >= f->nblocks ||
+            f->blocks[bb].first != i + 1 || f->blocks[bb].last != end - 1)
+            continue;
+        int op = f->insns[end].op;
+        if (op == PTX_OP_RET || op == PTX_OP_EXIT)
+            continue;
+        int ok = 1;
+        for (uint32_t k = i + 1; k < end && ok; k++)
+            ok = ifcvt_insn_ok(f, &f->insns[k], br->guard);
+        if (!ok)
+            continue;
+        for (uint32_t k = i + 1; k < end; k++) {
+            f->insns[k].guard = br->guard;
+            f->insns[k].guard_neg = (uint8_t)!br->guard_neg;
+        }
+        br->flags |= PTX_F_IFCVT;
+        i = end - 1;
+    }
+    free(entered);
+    return 0;
+}
+
 static int sched_func(ptx_func *f)
 {
     if (f->is_decl || !f->ninsns || !f->nblocks)
@@ -414,6 +493,8 @@ static int sched_func(ptx_func *f)
             i = j + 1; /* past the fixed instruction */
         }
     }
+    if (if_convert(f))
+        goto out;
     rc = 0;
 out:
     free(c.info); free(c.e); free(c.head); free(c.npred); free(c.order); free(c.height);

@@ -115,7 +115,13 @@ static uint8_t classify_static(const tctx *c, const exec_step_info *in)
     case PTX_UNIT_FP64: return RES_FP64;
     case PTX_UNIT_TENSOR: return RES_MMA;
     case PTX_UNIT_SFU: case PTX_UNIT_SHFL: return RES_MIO;
-    default: return RES_NONE; /* branch, barrier, control, predicated-off memory ops */
+    /* A shared load or store whose lanes are all predicated off (one that runs lanes is
+     * classify_mem's): the H200 still sends it down the MIO, and a load's destination is
+     * released only when it comes back (ptxas's if-converted reductions, ptx_sched.c: the
+     * H200's red_sequential waits 21.6 % of its warps' cycles on short_scoreboard, more than
+     * at its barrier, although most of its warps have no lane on). One wavefront. */
+    case PTX_UNIT_SHMEM: return RES_MIO;
+    default: return RES_NONE; /* branch, barrier, control, other predicated-off memory ops */
     }
 }
 
@@ -294,11 +300,13 @@ static int digest(tctx *c, tw *w, const exec_step_info *in, const tstatic *ts)
         g->flags |= D_ITS;
     if (g->flags & D_SPILL_AFTER) /* spill ops follow it: their lanes (sched_issue) */
         w->spill_mask = in->active;
-    if (w->res == RES_MIO &&
-        (in->mem_space == PTX_SPACE_SHARED || in->mem_space == PTX_SPACE_SHARED_CLUSTER)) {
+    if (w->res == RES_MIO && (in->mem_space == PTX_SPACE_SHARED ||
+                              in->mem_space == PTX_SPACE_SHARED_CLUSTER || (g->flags & D_SHARED))) {
         g->flags |= D_SHARED;
-        ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, &g->wf,
-                    &g->ideal);
+        g->wf = 0;
+        if (in->exec_mask) /* else predicated off: no address to look at */
+            ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, &g->wf,
+                        &g->ideal);
         if (g->wf == 0)
             g->wf = g->ideal = 1;
     } else if (w->res == RES_LG) {
@@ -363,6 +371,8 @@ static wl_status static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
     /* folds() names moves, cvta, selp and cvt (never a branch or a barrier); a fold has
      * one destination */
     ts->fold = ts->ndst == 1 ? (uint8_t)folds(c, in) : 0;
+    if (ir->flags & PTX_F_IFCVT) /* a branch ptxas replaced by predication (ptx_sched.c) */
+        ts->fold = 1;
     ts->res = classify_static(c, in);
     ts->flags = in->opcode == PTX_OP_MEMBAR || in->opcode == PTX_OP_FENCE ? D_MEMBAR : 0;
     if (ir->mode != PTX_BAR_ARRIVE)
@@ -384,6 +394,8 @@ static wl_status static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
     case RES_MIO:
         if (in->unit == PTX_UNIT_SHFL)
             ts->flags |= D_SHFL;
+        if (in->unit == PTX_UNIT_SHMEM) /* ld/st.shared, also with no lane on (digest) */
+            ts->flags |= D_SHARED;
         break;
     default: break;
     }
