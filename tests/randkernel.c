@@ -694,6 +694,11 @@ static void emit_block(sbuf *b, const rk_prog *p, const int *kids, int n, int de
             emit_setp_imm(b, q, x);
             emit(b, " @!%%p%d bra $L_%d;\n", q, l);
             emit_block(b, p, x->kid[0], x->nkid[0], depth + 1);
+            if (x->nkid[1] == 0) { /* no else, as nvcc writes it: a short straight-line body
+                                    * is what ptx_schedule if-converts (ptx_sched.c) */
+                emit(b, "$L_%d:\n", l);
+                break;
+            }
             emit(b, " bra.uni $L_%d;\n$L_%d:\n", l + 1, l);
             emit_block(b, p, x->kid[1], x->nkid[1], depth + 1);
             emit(b, "$L_%d:\n", l + 1);
@@ -941,6 +946,15 @@ static int compare(const rcase *rc, devmem_t *mem, uint64_t aout, const char *ho
     return 0;
 }
 
+/* Branches ptx_schedule if-converted, over every scheduled parse so far (the test checks that
+ * the random kernels exercise it). */
+static uint64_t rk_ifcvt;
+
+uint64_t rk_if_converted(void)
+{
+    return rk_ifcvt;
+}
+
 static ptx_module *parse(const rcase *rc, int schedule, diag_t *d)
 {
     ptx_module *m = NULL;
@@ -950,6 +964,9 @@ static ptx_module *parse(const rcase *rc, int schedule, diag_t *d)
         ptx_module_free(m);
         return NULL;
     }
+    for (uint32_t f = 0; schedule && f < m->nfuncs; f++)
+        for (uint32_t i = 0; i < m->funcs[f].ninsns; i++)
+            rk_ifcvt += (m->funcs[f].insns[i].flags & PTX_F_IFCVT) != 0;
     return m;
 }
 

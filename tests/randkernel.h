@@ -122,5 +122,7 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
 /* Evaluations made by SMs running ahead of the window (gpu.c run_loop) over every timed run of
  * rk_check so far. */
 uint64_t rk_ahead_evaluations(void);
+/* Branches ptx_schedule if-converted (ptx_sched.c) over every scheduled parse so far. */
+uint64_t rk_if_converted(void);
 
 #endif

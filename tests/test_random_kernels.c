@@ -50,10 +50,13 @@ static void test_random_kernels(void **state)
     /* the seeds must exercise the run-ahead that the last two ways compare with its absence */
     if (rk_ahead_evaluations() == 0)
         fail_msg("no SM ran ahead of the window in any timed run");
+    /* ...and the if-conversion of short else-less bodies (ptx_sched.c) */
+    if (n >= 100 && rk_if_converted() == 0)
+        fail_msg("no branch was if-converted in %llu kernels", (unsigned long long)n);
     printf("random_kernels: %llu kernels from seed %llu, each in 17 ways, all equal to the CPU "
-           "(%llu evaluations ahead of the window)\n",
+           "(%llu evaluations ahead of the window, %llu if-converted branches)\n",
            (unsigned long long)n, (unsigned long long)s0,
-           (unsigned long long)rk_ahead_evaluations());
+           (unsigned long long)rk_ahead_evaluations(), (unsigned long long)rk_if_converted());
 }
 
 /* The reference itself, on a hand-checked case: a shuffle down by 5 of tid.x. */
