@@ -471,8 +471,10 @@ static void test_exit_after_barrier(void **state)
 /* ---- a global load and store: long scoreboard and drain --------------------------------------
  *  0 ld.param (constant bank: ALU, at 5)   1 mov %r1,%tid.x on FMA-heavy: the ALU is busy (at 6)
  *  6 mul.wide (IMAD 4, at 10)   10 add.s64 (64-bit: ALU, at 15)   15 ld.global: 4 sectors,
- *  DRAM 664 -> 679   679 st.global (long_scoreboard 16..678), acknowledged at 679 + 281 = 960
- *  680 ret; the warp drains 681..959 and retires at 960. */
+ *  DRAM 664 -> 679   679 st.global (long_scoreboard 16..678): the L1 stage 679, then the L1's
+ *  pipeline as for a hit: it has left the SM at 680 + 32 = 712; the L2 acknowledges it at
+ *  679 + 281 = 960   680 ret; the warp drains 681..711 and retires at 712; the kernel ends at
+ *  960, when its last store is acknowledged. */
 static const char ldst_global[] = HDR
     ".visible .entry k(.param .u64 p)\n{\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n"
     " ld.param.u64 %rd1, [p];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n"
@@ -488,7 +490,7 @@ static void test_global_load_store(void **state)
     tt_run_ok(&t);
     expect_u64("cycles", t.r.cycles, 960);
     expect_u64("long_scoreboard", t.r.stalls[STALL_LONG_SCOREBOARD], 663);
-    expect_u64("drain", t.r.stalls[STALL_DRAIN], 279);
+    expect_u64("drain", t.r.stalls[STALL_DRAIN], 31);
     expect_u64("load sectors", t.r.global_load_sectors, 4);
     expect_u64("store sectors", t.r.global_store_sectors, 4);
     expect_u64("dram bytes", t.r.dram_bytes, 128); /* load from DRAM; the store stays in L2 */
@@ -503,7 +505,8 @@ static void test_global_load_store(void **state)
  *  2 LDL: address stage at 5 (busy), L1 at 5, a hit on the line the store wrote: 5 + 32 = 37
  *  3 fma %f3 waits on %f2 (wait 1 cycle), issues at 4   37 fma %f4 (long_scoreboard 5..36, 32
  *  cycles: the reload comes before %f3's fixed-latency wait)   41 fma %f5 (wait 38..40)
- *  42 ret; the warp drains 43..281 for the store's acknowledgement and retires at 282. */
+ *  42 ret: the store left the SM at 2 + 32 = 34, nothing to drain: the warp retires at 43; the
+ *  kernel ends at 282, the store's acknowledgement. */
 static spill_op spill_chain_ops[] = {
     {.store = 1, .bytes = 4, .offset = 0, .after_line = 8, .map_line = 1},
     {.store = 0, .bytes = 4, .offset = 0, .after_line = 8, .use_line = 10, .map_line = 2},
@@ -521,7 +524,7 @@ static void test_spill_code(void **state)
     expect_u64("warp instructions", t.r.warp_instructions, 7); /* 5 PTX + 2 spill ops */
     expect_u64("wait", t.r.stalls[STALL_WAIT], 4);
     expect_u64("long_scoreboard", t.r.stalls[STALL_LONG_SCOREBOARD], 32);
-    expect_u64("drain", t.r.stalls[STALL_DRAIN], 239);
+    expect_u64("drain", t.r.stalls[STALL_DRAIN], 0);
     expect_u64("local requests", t.r.local_requests, 2);
     expect_u64("local sectors", t.r.local_sectors, 8); /* 32 lanes x 4 B each */
     expect_u64("fma count", t.r.op_count[PTX_OP_FMA], 4); /* spill ops count as no opcode */

@@ -12,6 +12,8 @@
 #                    a divergent branch alone: one warp's cycles per iteration and a full GPU's
 #   smem.json        shared-memory loads and stores under load: SM cycles per warp-level access
 #                    and load-to-use latency of a dependent chain, 1 to 32 warps per SM
+#   blocklife.json   a streaming copy of 65536 short blocks timed from inside: load-to-use under
+#                    load, block life, the gap from a block's end to the next start on its slot
 #   sass.txt         cuobjdump -sass of the programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
 # Each JSON holds the GPU name, driver, clocks (max and measured with clock64/%globaltimer)
@@ -32,7 +34,7 @@ say "microbench measure.sh: arch=$arch out=$out"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; } >> "$log" 2>&1
 
 rc=0
-for p in latency throughput dram warpsync smem; do
+for p in latency throughput dram warpsync smem blocklife; do
     say "build $p"
     if ! nvcc -arch="$arch" -O3 -std=c++17 -o "$work/$p" "$here/$p.cu" >> "$log" 2>&1; then
         say "build $p FAILED"; rc=1; continue
@@ -45,7 +47,7 @@ for p in latency throughput dram warpsync smem; do
     fi
 done
 if command -v cuobjdump > /dev/null 2>&1; then
-    for p in latency throughput warpsync smem; do
+    for p in latency throughput warpsync smem blocklife; do
         [ -x "$work/$p" ] && { echo "==== $p"; cuobjdump -sass "$work/$p"; }
     done > "$out/sass.txt" 2>&1
 fi

@@ -95,6 +95,7 @@ struct dreq {
     uint32_t sm, part;
     uint32_t op0, nop;      /* its L2 operations: dops[op0 .. op0 + nop) */
     uint32_t dep0, ndep;    /* pending fills (L2 operations of earlier requests) it hit */
+    int store;              /* memsys_done.store */
 };
 struct dop {
     uint64_t line, t;
@@ -377,7 +378,7 @@ uint64_t memsys_access_deferred(memsys_t *m, uint32_t sm, memsys_kind kind, int 
     }
     struct dreq *q = &m->dq[m->ndq];
     *q = (struct dreq){.issue = issue, .owner = owner, .sm = sm, .op0 = (uint32_t)m->ndops,
-                       .dep0 = (uint32_t)m->ndeps};
+                       .dep0 = (uint32_t)m->ndeps, .store = kind == MEMSYS_STORE};
     q->known = access_lines(m, sm, kind, local, t, sectors, n, ops, q);
     if (q->nop == 0 && q->ndep == 0)
         return q->known; /* all in the L1: nothing pending, the record is dropped */
@@ -528,7 +529,7 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
             p->value = r;
             v = max64(v, r);
         }
-        m->out[k] = (memsys_done){q->owner, MEMSYS_TOKEN + i, v};
+        m->out[k] = (memsys_done){q->owner, MEMSYS_TOKEN + i, v, q->store};
     }
     m->ndq = m->ndops = m->ndeps = 0;
     *out = m->out;

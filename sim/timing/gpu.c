@@ -439,6 +439,10 @@ static wl_status occupancy(tctx *c, const timing_config *cfg)
 
 static void finish(tctx *c, timing_result *r)
 {
+    /* the kernel ends when its last block has retired and its last store is acknowledged
+     * (a warp leaves before that: sched.c, drain) */
+    if (c->stores_done > r->last_retire && r->nblocks)
+        r->last_retire = c->stores_done;
     r->cycles = r->last_retire;
     if (r->first_dispatch > r->last_retire)
         r->first_dispatch = 0;
@@ -671,7 +675,9 @@ static wl_status resolve_window(tctx *c)
         tw *w = dn[i].owner;
         if (i + RESOLVE_AHEAD < n)
             prefetch_lines(dn[i + RESOLVE_AHEAD].owner, offsetof(tw, secs));
-        sched_resolve(w, dn[i].token, dn[i].cycle);
+        sched_resolve(w, dn[i].token, dn[i].cycle, dn[i].store);
+        if (dn[i].store && dn[i].cycle > c->stores_done)
+            c->stores_done = dn[i].cycle;
         c->sms[w->blk->sm].npend--;
         if (!w->resolving) {
             w->resolving = 1;

@@ -503,9 +503,9 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         if (!info->ran) {
             if (exec_warp_state_of(b->eb, w->bw) == EXEC_WARP_DONE) {
                 w->state = TW_DRAIN;
-                w->t_drain = max64(now + 1, w->mem_done);
+                w->t_drain = max64(now + 1, max64(w->ld_done, w->st_left));
                 w->drain_base = now + 1;
-                w->pend_drain = w->npend > 0;
+                w->pend_drain = w->npend_ld > 0;
                 if (w->pend_drain)
                     w->t_drain = T_PEND;
                 return WL_OK;
@@ -627,10 +627,14 @@ void sched_refresh(tctx *c, tw *w)
         tgpu_wake(c, sp, sp->ens[w->idx]);
 }
 
-void sched_resolve(tw *w, uint64_t token, uint64_t cycle)
+void sched_resolve(tw *w, uint64_t token, uint64_t cycle, int store)
 {
     w->mem_done = max64(w->mem_done, cycle);
     w->npend--;
+    if (!store) {
+        w->ld_done = max64(w->ld_done, cycle);
+        w->npend_ld--;
+    }
     sb_resolve(&w->sb, token, cycle);
 }
 
@@ -649,9 +653,9 @@ void sched_settle(tctx *c, tw *w)
         w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);
         changed = 1;
     }
-    if (w->npend == 0 && w->pend_drain) {
+    if (w->npend_ld == 0 && w->pend_drain) {
         w->pend_drain = 0;
-        w->t_drain = max64(w->drain_base, w->mem_done);
+        w->t_drain = max64(w->drain_base, max64(w->ld_done, w->st_left));
         changed = 1;
     }
     if (w->npend == 0 && w->pend_membar) {
@@ -734,12 +738,23 @@ static uint64_t issue_lg(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         r->global_load_requests++;
         r->global_load_sectors += ns;
     }
+    /* drain: a store frees the warp once it has left the SM (the L1 stage, then its
+     * pipeline as for a hit), not when the L2 acknowledges it, which a membar and the
+     * kernel's end wait for (docs/model.md, section 7) */
+    int store = g->mkind == MEM_STORE;
+    if (store)
+        w->st_left = max64(w->st_left, sp->sm->l1_free + (uint64_t)a->lat_l1_hit);
     if (done >= MEM_TOKEN) {
         w->npend++; /* sched_resolve */
+        w->npend_ld += !store;
         sp->sm->npend++;
-    }
-    else
+    } else {
         w->mem_done = max64(w->mem_done, done);
+        if (!store)
+            w->ld_done = max64(w->ld_done, done);
+        else if (done > c->stores_done)
+            c->stores_done = done;
+    }
     return done;
 }
 

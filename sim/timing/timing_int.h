@@ -178,8 +178,10 @@ typedef struct tw {
     uint64_t age;           /* dispatch order (gto: oldest first) */
     uint64_t pend_seq;      /* two-level: order in the pending set */
     uint64_t mem_done;      /* completion of every global/local access it issued (resolved) */
+    uint64_t ld_done;       /* the same for its loads and atomics only (drain) */
+    uint64_t st_left;       /* when its last store has left the SM (drain: sched_issue) */
     /* Deferred memory (gpu.c resolve_window): requests whose completion is still a token. */
-    uint32_t npend;
+    uint32_t npend, npend_ld; /* all of them; its loads and atomics among them */
     uint8_t pend_drain, pend_membar, resolving;
     uint64_t drain_base, membar_base;
     uint32_t unroll_it;     /* back branches of unrolled loops taken (PTX_F_UNROLL_CTL) */
@@ -342,6 +344,7 @@ typedef struct tctx {
     uint32_t *spill_keys;
     uint32_t *spill_after, *wait_first; /* per pc: first op + 1 (0: none); first key */
     uint16_t *wait_count;
+    uint64_t stores_done;   /* the last store's acknowledgement by the L2 (the kernel's end) */
 } tctx;
 
 /* sb.c */
@@ -491,7 +494,7 @@ void sched_add_warp(tctx *c, tsmsp *sp, tw *w);
  * scheduler's summary of it and wake the scheduler. */
 void sched_refresh(tctx *c, tw *w);
 /* The request `token` of w completed at `cycle` (mem_resolve). */
-void sched_resolve(tw *w, uint64_t token, uint64_t cycle);
+void sched_resolve(tw *w, uint64_t token, uint64_t cycle, int store);
 /* Would sp's evaluation at t stay inside its SM (no global load or store issued, no warp
  * retired, so no block done)? For an SM running ahead of the window (gpu.c run_loop); needs
  * tctx.wmask. */
