@@ -46,6 +46,7 @@ def main():
     starts, ends = {}, {}
     wpb = THREADS // 32
     w_start, w_end = [[] for _ in range(wpb)], [[] for _ in range(wpb)]
+    bmax, bspread = [], []
     for b in range(BLOCKS):
         b0, b2, sm = None, 0, 0
         for w in range(wpb):
@@ -55,10 +56,14 @@ def main():
             st.append(t2 - t1)
             b0 = t0 if b0 is None else min(b0, t0)
             b2 = max(b2, t2)
+        lat = []
         for w in range(wpb):
             k = (b * wpb + w) * 4
             w_start[w].append(rec[k + 1] - b0)
             w_end[w].append(rec[k + 3] - b0)
+            lat.append(rec[k + 2] - rec[k + 1])
+        bmax.append(max(lat))
+        bspread.append(max(lat) - min(lat))
         life.append(b2 - b0)
         starts.setdefault(sm, []).append(b0)
         ends.setdefault(sm, []).append(b2)
@@ -78,7 +83,9 @@ def main():
                    "slot_gap_median": median(gaps), "slot_gap_mean": sum(gaps) / len(gaps),
                    "sm_span_median": median(span), "per_sm_blocks_median": BLOCKS / len(starts)},
         "warp_in_block": {"start_offset_median": [median(v) for v in w_start],
-                          "end_offset_median": [median(v) for v in w_end]},
+                          "end_offset_median": [median(v) for v in w_end],
+                          "slowest_load_median": median(bmax),
+                          "load_spread_median": median(bspread)},
         "stalls": {k: v for k, v in run["stalls"].items() if v},
     }
     json.dump(res, sys.stdout, indent=1)

@@ -12,7 +12,8 @@
 // t1 - t0 under the copy's own load, t2 - t1, each block's life (first t0 to last t2 of its
 // warps) and, per SM, the gap from a block's end to the start of the block that takes its slot
 // (the i-th end against the (i + resident)-th start, both sorted); per warp index in the block,
-// the median offsets of its t0 and t2 from the block's first t0. Also the kernel's duration
+// the median offsets of its t0 and t2 from the block's first t0, and per block its slowest
+// warp's load-to-use and the spread (slowest - fastest) among its warps. Also the kernel's duration
 // (cudaEvent, best of 5, caches evicted before each run).
 #include <algorithm>
 #include <vector>
@@ -96,12 +97,16 @@ int main()
     std::vector<std::vector<double>> starts(sms), ends(sms);
     const int wpb = threads / 32;
     std::vector<std::vector<double>> w_start(wpb), w_end(wpb); // by warp index, from b0
+    std::vector<double> bmax, bspread; // per block: its slowest warp's load, slowest - fastest
     for (int b = 0; b < blocks; b++) {
         unsigned long long b0 = ~0ull, b2 = 0;
         int sm = -1;
+        double lo = 1e30, hi = 0;
         for (int w = 0; w < wpb; w++) {
             const unsigned long long *r = &R[((size_t)b * wpb + w) * 4];
             ltu.push_back((double)(r[2] - r[1]));
+            lo = std::min(lo, (double)(r[2] - r[1]));
+            hi = std::max(hi, (double)(r[2] - r[1]));
             st.push_back((double)(r[3] - r[2]));
             b0 = std::min(b0, r[1]);
             b2 = std::max(b2, r[3]);
@@ -113,6 +118,8 @@ int main()
             w_end[w].push_back((double)(r[3] - b0));
         }
         life.push_back((double)(b2 - b0));
+        bmax.push_back(hi);
+        bspread.push_back(hi - lo);
         if (sm >= 0 && sm < sms) {
             starts[sm].push_back((double)b0);
             ends[sm].push_back((double)b2);
@@ -147,7 +154,8 @@ int main()
     printf("], \"end_offset_median\": [");
     for (int w = 0; w < wpb; w++)
         printf("%s%.1f", w ? ", " : "", median(w_end[w]));
-    printf("]}");
+    printf("], \"slowest_load_median\": %.1f, \"load_spread_median\": %.1f}", median(bmax),
+           median(bspread));
     mb_end();
     MB_CHECK(cudaFree(in));
     MB_CHECK(cudaFree(out));
