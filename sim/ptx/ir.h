@@ -91,6 +91,12 @@ typedef enum {
     PTX_T_COUNT
 } ptx_type;
 
+/* The integer and untyped-bit types b8 .. s64 (b128 included: it sits between them). */
+static inline int ptx_type_is_int(unsigned t)
+{
+    return t >= PTX_T_B8 && t <= PTX_T_S64;
+}
+
 typedef enum {
     PTX_SPACE_NONE = 0, /* generic addressing (no state-space qualifier) */
     PTX_SPACE_REG,

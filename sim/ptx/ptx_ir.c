@@ -367,8 +367,7 @@ ptx_unit isa_unit(const ptx_insn *in)
     }
     /* integer-to-integer cvt (sign/zero extension, truncation) is ALU work or nothing in SASS
      * (SHF.R.S32.HI, LOP3, PRMT), not a conversion on the XU/MUFU path */
-    if (in->op == PTX_OP_CVT && in->type[0] >= PTX_T_B8 && in->type[0] <= PTX_T_S64 &&
-        in->type[1] >= PTX_T_B8 && in->type[1] <= PTX_T_S64)
+    if (in->op == PTX_OP_CVT && ptx_type_is_int(in->type[0]) && ptx_type_is_int(in->type[1]))
         return PTX_UNIT_ALU;
     if (u == PTX_UNIT_SFU && t == PTX_T_F64 && in->op != PTX_OP_CVT)
         return PTX_UNIT_FP64; /* rcp/sqrt .f64 use the DFMA pipe (MUFU.RCP64H + DFMA) */

@@ -386,8 +386,7 @@ static int ifcvt_insn_ok(const ptx_func *f, const ptx_insn *in, int32_t pred)
     case PTX_UNIT_LSU: case PTX_UNIT_SHMEM: break;
     default: return 0;
     }
-    if ((in->op == PTX_OP_DIV || in->op == PTX_OP_REM) && in->type[0] >= PTX_T_B8 &&
-        in->type[0] <= PTX_T_S64)
+    if ((in->op == PTX_OP_DIV || in->op == PTX_OP_REM) && ptx_type_is_int(in->type[0]))
         return 0;
     sinfo s;
     describe(f, in, &s);

@@ -56,15 +56,13 @@ static const ptx_insn *insn_of(const tctx *c, const exec_step_info *in)
     return &c->m->funcs[in->func].insns[in->pc];
 }
 
-static int is_int_type(unsigned t) { return t >= PTX_T_B8 && t <= PTX_T_S64; }
-
 /* Integer instructions ptxas may emit as IMAD forms on the FMA-heavy pipe instead of the ALU
  * (IMAD.IADD, IMAD.MOV.U32, IMAD.SHL.U32; [NVFORUM-PIPES], and visible in any sm_90 SASS):
  * 32-bit add/sub without carry, register moves, left shifts by a constant. */
 static int int_on_fma(const tctx *c, const exec_step_info *in, const ptx_insn *ir)
 {
     unsigned t = ir->type[0];
-    if (!is_int_type(t) || t == PTX_T_B64 || t == PTX_T_U64 || t == PTX_T_S64 ||
+    if (!ptx_type_is_int(t) || t == PTX_T_B64 || t == PTX_T_U64 || t == PTX_T_S64 ||
         (ir->flags & PTX_F_CC))
         return 0;
     switch (ir->op) {
@@ -107,11 +105,11 @@ static uint8_t classify_mem(const exec_step_info *in)
 static uint8_t classify_static(const tctx *c, const exec_step_info *in)
 {
     const ptx_insn *ir = insn_of(c, in);
-    if ((ir->op == PTX_OP_DIV || ir->op == PTX_OP_REM) && is_int_type(ir->type[0]))
+    if ((ir->op == PTX_OP_DIV || ir->op == PTX_OP_REM) && ptx_type_is_int(ir->type[0]))
         return RES_ALU; /* a sequence of ALU/IMAD/MUFU instructions: see expand() */
     switch (in->unit) {
     case PTX_UNIT_ALU: return int_on_fma(c, in, ir) ? RES_INT : RES_ALU;
-    case PTX_UNIT_FMA: return is_int_type(ir->type[0]) ? RES_IMAD : RES_FMA;
+    case PTX_UNIT_FMA: return ptx_type_is_int(ir->type[0]) ? RES_IMAD : RES_FMA;
     case PTX_UNIT_FP64: return RES_FP64;
     case PTX_UNIT_TENSOR: return RES_MMA;
     case PTX_UNIT_SFU: case PTX_UNIT_SHFL: return RES_MIO;
@@ -387,7 +385,7 @@ static wl_status static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
     switch (ts->res) {
     case RES_ALU: case RES_FMA: case RES_IMAD: case RES_INT:
         ts->lat = (uint32_t)math_latency(c, in);
-        if ((ir->op == PTX_OP_DIV || ir->op == PTX_OP_REM) && is_int_type(ir->type[0]) &&
+        if ((ir->op == PTX_OP_DIV || ir->op == PTX_OP_REM) && ptx_type_is_int(ir->type[0]) &&
             ir->nops == 3)
             expand(c, in, ir, ts);
         break;
