@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The model's side of gpu/microbench/blocklife.cu: runs its PTX (gpu/microbench/blocklife.ptx,
 nvcc -ptx of the same source) through `warplab run` at the H200 launch (65536 blocks of 256),
-dumps the stamp records and prints the statistics the CUDA program prints, as JSON:
+dumps the stamp records and prints the statistics the CUDA program prints (with the pair
+statistics load_corr and load_absdiff_median of the newer runs, blocklife-pairs*.json), as JSON:
 
     scripts/blocklife-model.py [BUILD_DIR] [-- extra warplab run options]
 
@@ -72,6 +73,23 @@ def main():
         s, e = sorted(starts[sm]), sorted(ends[sm])
         gaps += [s[k + RESIDENT] - e[k] for k in range(len(s) - RESIDENT)]
         span.append(e[-1] - s[0])
+    # per pair of warp indices: correlation over the blocks of their load-to-use times, and the
+    # median of their difference (blocklife.cu's load_corr, load_absdiff_median)
+    by_w = [ltu[w::wpb] for w in range(wpb)]
+    corr, absdiff = [], []
+    for a in range(wpb):
+        crow, drow = [], []
+        for c in range(wpb):
+            x, y = by_w[a], by_w[c]
+            nb = len(x)
+            mx, my = sum(x) / nb, sum(y) / nb
+            va = sum(v * v for v in x) / nb - mx * mx
+            vc = sum(v * v for v in y) / nb - my * my
+            cv = sum(p * q for p, q in zip(x, y)) / nb - mx * my
+            crow.append(round(cv / (va * vc) ** 0.5, 3) if va > 0 and vc > 0 else 0.0)
+            drow.append(median([abs(p - q) for p, q in zip(x, y)]))
+        corr.append(crow)
+        absdiff.append(drow)
     ls = sorted(ltu)
     res = {
         "launch": {"blocks": BLOCKS, "threads": THREADS, "kernel_us": run["time_us"],
@@ -85,7 +103,8 @@ def main():
         "warp_in_block": {"start_offset_median": [median(v) for v in w_start],
                           "end_offset_median": [median(v) for v in w_end],
                           "slowest_load_median": median(bmax),
-                          "load_spread_median": median(bspread)},
+                          "load_spread_median": median(bspread),
+                          "load_corr": corr, "load_absdiff_median": absdiff},
         "stalls": {k: v for k, v in run["stalls"].items() if v},
     }
     json.dump(res, sys.stdout, indent=1)

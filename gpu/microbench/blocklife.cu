@@ -13,9 +13,12 @@
 // warps) and, per SM, the gap from a block's end to the start of the block that takes its slot
 // (the i-th end against the (i + resident)-th start, both sorted); per warp index in the block,
 // the median offsets of its t0 and t2 from the block's first t0, and per block its slowest
-// warp's load-to-use and the spread (slowest - fastest) among its warps. Also the kernel's duration
+// warp's load-to-use and the spread (slowest - fastest) among its warps; for each pair of warp
+// indices, the correlation of their load-to-use times over the blocks and the median of their
+// difference (do neighbouring lines wait alike?). Also the kernel's duration
 // (cudaEvent, best of 5, caches evicted before each run).
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "mb_common.cuh"
@@ -154,8 +157,44 @@ int main()
     printf("], \"end_offset_median\": [");
     for (int w = 0; w < wpb; w++)
         printf("%s%.1f", w ? ", " : "", median(w_end[w]));
-    printf("], \"slowest_load_median\": %.1f, \"load_spread_median\": %.1f}", median(bmax),
+    printf("], \"slowest_load_median\": %.1f, \"load_spread_median\": %.1f", median(bmax),
            median(bspread));
+    // Which warps' loads wait alike: for each pair (i, j) of warp indices of a block (warp i
+    // reads the block's i-th 128-byte line), the correlation over blocks of their load-to-use
+    // times and the median of |ltu_i - ltu_j|. Pairs that share the DRAM's interleaving granule
+    // (same channel, same row) should wait alike; the model can be set to the granule it shows.
+    printf(", \"load_corr\": [");
+    for (int a = 0; a < wpb; a++) {
+        printf("%s[", a ? ", " : "");
+        for (int c = 0; c < wpb; c++) {
+            double sa = 0, sc = 0, saa = 0, scc = 0, sac = 0;
+            for (int b = 0; b < blocks; b++) {
+                const unsigned long long *ra = &R[((size_t)b * wpb + a) * 4];
+                const unsigned long long *rc = &R[((size_t)b * wpb + c) * 4];
+                double x = (double)(ra[2] - ra[1]), y = (double)(rc[2] - rc[1]);
+                sa += x; sc += y; saa += x * x; scc += y * y; sac += x * y;
+            }
+            double nb = (double)blocks, va = saa / nb - (sa / nb) * (sa / nb),
+                   vc = scc / nb - (sc / nb) * (sc / nb), cv = sac / nb - sa / nb * sc / nb;
+            printf("%s%.3f", c ? ", " : "", va > 0 && vc > 0 ? cv / sqrt(va * vc) : 0.0);
+        }
+        printf("]");
+    }
+    printf("], \"load_absdiff_median\": [");
+    for (int a = 0; a < wpb; a++) {
+        printf("%s[", a ? ", " : "");
+        for (int c = 0; c < wpb; c++) {
+            std::vector<double> d;
+            for (int b = 0; b < blocks; b++) {
+                const unsigned long long *ra = &R[((size_t)b * wpb + a) * 4];
+                const unsigned long long *rc = &R[((size_t)b * wpb + c) * 4];
+                d.push_back(fabs((double)(ra[2] - ra[1]) - (double)(rc[2] - rc[1])));
+            }
+            printf("%s%.1f", c ? ", " : "", median(d));
+        }
+        printf("]");
+    }
+    printf("]}");
     mb_end();
     MB_CHECK(cudaFree(in));
     MB_CHECK(cudaFree(out));

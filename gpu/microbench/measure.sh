@@ -13,7 +13,8 @@
 #   smem.json        shared-memory loads and stores under load: SM cycles per warp-level access
 #                    and load-to-use latency of a dependent chain, 1 to 32 warps per SM
 #   blocklife.json   a streaming copy of 65536 short blocks timed from inside: load-to-use under
-#                    load, block life, the gap from a block's end to the next start on its slot
+#                    load, block life, the gap from a block's end to the next start on its slot,
+#                    how alike the loads of a block's warps wait (correlation per pair)
 #   sass.txt         cuobjdump -sass of the programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
 # Each JSON holds the GPU name, driver, clocks (max and measured with clock64/%globaltimer)
