@@ -401,6 +401,47 @@ static void test_if_converted_branch(void **state)
     tt_close(&t);
 }
 
+/* ---- an integer remainder by a register: ptxas's 17 instructions ------------------------------
+ * One warp (h200: ALU latency 5, issue intervals ALU 2, FMA-heavy 2, SFU 8). 0 mov (%r1 at 5),
+ * 5 add (%r2 at 10), 10 rem: its first instruction (ALU, %r3 at 110), then the 16 it adds
+ * (sched.c xfill_res), each an issue of its own: 11 MUFU/XU, 12 ALU, 14 ALU (ALU pipe busy at
+ * 13), 15 XU, 16 ALU, 17 XU, 18 IMAD, 20, 22, 24 IMAD (the FMA-heavy pipe takes one every 2),
+ * 25 ALU, 26 IMAD, 27 ALU, 28 IMAD, 29 ALU, 31 ALU (busy at 30); then the add waits for %r3
+ * until 110, ret 111, retire at 112. Issues 21; math_pipe_throttle 5 (13, 19, 21, 23, 30);
+ * wait 4 + 4 + 78 (32..109). By a constant: the rem at 10 (%r3 at 10 + 9) and one added ALU
+ * instruction at 12 (the pipe is busy at 11): add 19, ret 20, retire at 21 (wait 4 + 4 + 6
+ * (13..18), math_pipe_throttle 1). */
+static const char rem_reg[] = HDR
+    ".visible .entry k()\n{\n .reg .b32 %r<8>;\n"
+    " mov.u32 %r1, %tid.x;\n add.u32 %r2, %r1, 3;\n rem.u32 %r3, %r1, %r2;\n"
+    " add.u32 %r4, %r3, 1;\n ret;\n}\n";
+static const char rem_imm[] = HDR
+    ".visible .entry k()\n{\n .reg .b32 %r<8>;\n"
+    " mov.u32 %r1, %tid.x;\n add.u32 %r2, %r1, 3;\n rem.u32 %r3, %r2, 7;\n"
+    " add.u32 %r4, %r3, 1;\n ret;\n}\n";
+
+static void test_expanded_remainder(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, rem_reg, "k");
+    tt_run_ok(&t);
+    expect_u64("cycles", t.r.cycles, 112);
+    expect_u64("warp instructions", t.r.warp_instructions, 21);
+    expect_u64("selected", t.r.stalls[STALL_SELECTED], 21);
+    expect_u64("math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 5);
+    expect_u64("wait", t.r.stalls[STALL_WAIT], 86);
+    expect_u64("thread instructions", t.r.thread_instructions, 21 * 32);
+    tt_close(&t);
+    tt_open(&t, rem_imm, "k");
+    tt_run_ok(&t);
+    expect_u64("by a constant: cycles", t.r.cycles, 21);
+    expect_u64("by a constant: warp instructions", t.r.warp_instructions, 6);
+    expect_u64("by a constant: wait", t.r.stalls[STALL_WAIT], 14);
+    expect_u64("by a constant: math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 1);
+    tt_close(&t);
+}
+
 /* ---- a barrier with a slow warp --------------------------------------------------------------
  * Two warps (schedulers 0 and 1). Both: 0 mov, 5 setp, 10 bra (branch_resolving 11..14).
  * Warp 1 jumps to the barrier and issues bar.sync at 15. Warp 0: mov %f1 is folded, fma 15
@@ -1117,6 +1158,7 @@ int main(void)
         cmocka_unit_test(test_mio_throttle),
         cmocka_unit_test(test_bank_conflicts),
         cmocka_unit_test(test_if_converted_branch),
+        cmocka_unit_test(test_expanded_remainder),
         cmocka_unit_test(test_barrier_slow_warp),
         cmocka_unit_test(test_exit_after_barrier),
         cmocka_unit_test(test_global_load_store),

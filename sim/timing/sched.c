@@ -248,19 +248,71 @@ static uint64_t math_latency(const tctx *c, const exec_step_info *in)
  * dependent path is I2F, MUFU, VIADD, F2I, 3 IMAD, then 7 ALU/IMAD steps: with our measured
  * latencies (MUFU class 17 for the three XU/MUFU ones, IMAD 4, ALU 5) about 100 cycles.
  * 64-bit: a call to a division subroutine of roughly four times that (estimate, not traced).
- * By a constant: a multiply-high by a magic number and a shift (IMAD.HI + SHF), 9 cycles. */
+ * By a constant: a multiply-high by a magic number and a shift (IMAD.HI + SHF), 9 cycles.
+ * Model: the PTX instruction issues as the first of them (an ALU instruction whose result is
+ * ready lat cycles later); the others follow as instructions of their own (xfill_fetch), each
+ * taking an issue slot of the scheduler and its pipe, so that other warps wait for them
+ * (not_selected) as they wait for any other warp's instructions. */
+enum { XP_IMM, XP_32, XP_64 };
+
 static void expand(const tctx *c, const exec_step_info *in, const ptx_insn *ir, tstatic *g)
 {
     const ptx_operand *div = &c->m->funcs[in->func].ops[ir->op0 + 2];
     int wide = ir->type[0] == PTX_T_U64 || ir->type[0] == PTX_T_S64 || ir->type[0] == PTX_T_B64;
     g->flags |= D_EXPAND;
-    if (div->kind == PTX_OPND_IMM) {
-        g->xissue = 2, g->xalu = 1, g->xheavy = 1, g->xsfu = 0, g->lat = 9;
-    } else if (!wide) {
-        g->xissue = 17, g->xalu = 8, g->xheavy = 6, g->xsfu = 3, g->lat = 100;
-    } else {
-        g->xissue = 68, g->xalu = 32, g->xheavy = 24, g->xsfu = 3, g->lat = 400;
+    if (div->kind == PTX_OPND_IMM)
+        g->xissue = 2, g->xpat = XP_IMM, g->lat = 9;
+    else if (!wide)
+        g->xissue = 17, g->xpat = XP_32, g->lat = 100;
+    else
+        g->xissue = 68, g->xpat = XP_64, g->lat = 400;
+}
+
+/* The class of the i-th instruction an expansion adds after the PTX instruction (i from 0).
+ * 32-bit by a register, in the SASS order of red_interleaved's loop (cuobjdump, CUDA 13.0,
+ * sm_90): I2F, IADD3, ISETP, MUFU.RCP, VIADD, F2I, IMAD.MOV, IMAD, IMAD.HI, IMAD.HI, IADD3,
+ * IMAD, ISETP, IMAD.IADD, ISETP, IADD3 (with the PTX instruction as the SHF before them and
+ * the LOP3 after folded into it: 3 MUFU/XU, 8 ALU, 6 FMA-heavy). 64-bit: the same, then ALU
+ * and FMA-heavy alternately (the subroutine's body: an estimate). By a constant: the SHF. */
+static uint8_t xfill_res(uint8_t pat, uint32_t i)
+{
+    static const uint8_t x32[16] = {RES_MIO, RES_ALU, RES_ALU, RES_MIO, RES_ALU, RES_MIO,
+                                    RES_IMAD, RES_IMAD, RES_IMAD, RES_IMAD, RES_ALU, RES_IMAD,
+                                    RES_ALU, RES_IMAD, RES_ALU, RES_ALU};
+    if (pat == XP_IMM)
+        return RES_ALU;
+    if (i < 16)
+        return x32[i];
+    return (i - 16) % 2 ? RES_IMAD : RES_ALU;
+}
+
+/* w's next pending instruction: the next one its expansion adds (w->xleft > 0), for the lanes
+ * of the PTX instruction. It reads and writes no register (the PTX instruction's result is
+ * ready at its own lat), counts as a warp instruction, and issues to its class's pipe (MUFU
+ * and conversions through the MIO, as SFU instructions). */
+static wl_status xfill_fetch(tctx *c, tw *w, uint64_t now)
+{
+    uint8_t r = xfill_res(w->xpat, w->xpos++);
+    tstatic *ts = &c->xfill_ts[r];
+    if (!ts->valid) {
+        memset(ts, 0, sizeof *ts);
+        ts->valid = 1;
+        ts->res = r;
+        ts->opcode = PTX_OP_COUNT; /* not a PTX opcode (op_count skips it) */
+        ts->flags = D_XFILL;
+        ts->lat = (uint32_t)c->a->lat_alu;
     }
+    w->xleft--;
+    tdigest *g = &w->dg;
+    w->has_pending = 1;
+    w->res = r;
+    w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
+    g->st = ts;
+    g->fnow = now;
+    g->exec_mask = w->xmask;
+    g->exit_mask = 0;
+    g->flags = D_XFILL;
+    return WL_OK;
 }
 
 /* Points w->secs at room for n sectors of its pending access: the record's own TW_SECS_IN, else
@@ -437,7 +489,6 @@ __attribute__((noinline, cold)) static wl_status spill_fetch(tctx *c, tw *w, uin
     w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
     g->st = ts;
     g->fnow = now;
-    g->xwait = 0;
     g->exec_mask = w->spill_mask;
     g->exit_mask = 0;
     g->flags = ts->flags; /* D_SPILL_AFTER when another op follows */
@@ -524,7 +575,6 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
         w->dg.st = ts;
         w->dg.fnow = now;
-        w->dg.xwait = 0;
         sb_deps(&w->sb, ts->src, ts->nsrc, 0, now, w->T);
         int fold = 0;
         if (ts->unroll) { /* issued in one iteration of 4 (ptx_sched.c) */
@@ -648,7 +698,6 @@ void sched_settle(tctx *c, tw *w)
         const tstatic *ts = w->dg.st;
         sb_deps(&w->sb, ts->src, ts->nsrc, 0, w->dg.fnow, w->T);
         sb_deps(&w->sb, ts->dst, ts->ndst, 1, w->dg.fnow, w->T);
-        w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);
         changed = 1;
     }
     if (w->npend_ld == 0 && w->pend_drain) {
@@ -768,7 +817,8 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     if (ts->opcode < PTX_OP_COUNT)
         r->op_count[ts->opcode]++;
     if (c->tr)
-        trace_write_issue(c->tr, &(trace_issue){(uint32_t)sp->sm->id, w->slot, t, ts->line,
+        trace_write_issue(c->tr, &(trace_issue){(uint32_t)sp->sm->id, w->slot, t,
+                                                g->flags & D_XFILL ? w->xline : ts->line,
                                                 g->exec_mask});
     w->has_pending = 0;
     w->issued = 1;
@@ -777,13 +827,6 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     switch (w->res) {
     case RES_ALU: case RES_FMA: case RES_IMAD: case RES_INT:
         pipes_issue(a, sp, w->res, t);
-        if (g->flags & D_EXPAND) { /* the expansion's other instructions on their pipes */
-            uint64_t heavy = (uint64_t)a->issue_fma * (a->fma_heavy_lite ? 2u : 1u);
-            sp->alu_free = max64(sp->alu_free, t + (uint64_t)ts->xalu * (uint64_t)a->issue_alu);
-            sp->heavy_free = max64(sp->heavy_free, t + (uint64_t)ts->xheavy * heavy);
-            sp->sfu_free = max64(sp->sfu_free, t + (uint64_t)ts->xsfu * (uint64_t)a->issue_sfu);
-            pipes_ready(sp);
-        }
         ready = t + ts->lat;
         break;
     case RES_FP64:
@@ -825,8 +868,19 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         w->T[C_SLEEP] = t + ts->sleep;
     /* read before the barrier: a barrier this warp completes fetches its next instruction
      * (bar_release), which overwrites g */
-    uint32_t exit_mask = g->exit_mask, xissue = g->flags & D_EXPAND ? ts->xissue : 0;
+    uint32_t exit_mask = g->exit_mask;
     int spill = (g->flags & D_SPILL_AFTER) != 0; /* spill ops follow (spill_fetch) */
+    if ((g->flags & D_EXPAND) && ts->xissue > 1) { /* its added instructions come next */
+        w->xleft = (uint16_t)(ts->xissue - 1);
+        w->xpos = 0;
+        w->xpat = ts->xpat;
+        w->xmask = g->exec_mask;
+        w->xline = ts->line;
+        w->xspill = spill ? ts->spill0 + 1 : 0; /* then its spill ops */
+        spill = 0;
+    } else if ((g->flags & D_XFILL) && w->xleft == 0 && w->xspill) { /* the last added one */
+        spill = 1;
+    }
     int arrives = (g->flags & D_BARRIER) != 0;
     int barrier = arrives || exit_mask; /* what can release a barrier */
     if (arrives)
@@ -837,12 +891,15 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
      * since: tested only then. (Read back with state, GCC loads the two bytes as one 16-bit
      * word that the byte store of has_pending cannot forward to: the load waits for the store
      * to reach the cache, 6 % of sched_eval's samples on bk_transpose33.) */
-    if (st == WL_OK && w->state == TW_ACTIVE && (!barrier || !w->has_pending))
-        st = __builtin_expect(spill && !barrier, 0) ? spill_fetch(c, w, ts->spill0, t)
-                                                    : sched_fetch(c, w, t);
-    if (xissue > 1 && w->has_pending) { /* this warp issues the rest of the expansion first */
-        w->dg.xwait = t + xissue;
-        w->T[C_WAIT] = max64(w->T[C_WAIT], w->dg.xwait);
+    if (st == WL_OK && w->state == TW_ACTIVE && (!barrier || !w->has_pending)) {
+        if (w->xleft)
+            st = xfill_fetch(c, w, t);
+        else if (__builtin_expect(spill && !barrier, 0)) {
+            uint32_t op = (g->flags & D_XFILL) ? w->xspill - 1 : ts->spill0;
+            w->xspill = 0;
+            st = spill_fetch(c, w, op, t);
+        } else
+            st = sched_fetch(c, w, t);
     }
     return st;
 }

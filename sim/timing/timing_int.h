@@ -103,7 +103,8 @@ typedef enum { TW_ACTIVE, TW_BARRIER, TW_DRAIN } tw_state;
  * the host caches; issue reads only this (and, for global/local accesses, the sector list). */
 enum { D_BRANCH = 1, D_MEMBAR = 2, D_YIELD = 4, D_BARRIER = 8, D_BAR_WAITS = 16, D_SHARED = 32,
        D_SHFL = 64, D_EXPAND = 128, D_ITS = 256,
-       D_SPILL_AFTER = 512 }; /* spill ops follow the instruction (tstatic.spill0) */
+       D_SPILL_AFTER = 512, /* spill ops follow the instruction (tstatic.spill0) */
+       D_XFILL = 1024 };    /* one of the instructions an expansion adds (xfill_fetch) */
 
 /* Scoreboard keys an instruction waits for: its source registers and up to 4 spill reloads
  * (spillmap.h: ptxas 13.0's maps of the lesson kernels have at most 2 per instruction). */
@@ -123,7 +124,7 @@ typedef struct {
     uint16_t flags;         /* D_MEMBAR, D_SHFL, D_EXPAND, D_SPILL_AFTER; D_BAR_WAITS for a
                              * waiting bar */
     uint16_t xissue;        /* D_EXPAND: SASS instructions ptxas emits for it (issue slots) */
-    uint8_t xalu, xheavy, xsfu; /* D_EXPAND: of those, on the ALU, FMA-heavy, MUFU/XU */
+    uint8_t xpat;           /* D_EXPAND: which expansion (sched.c xfill_res) */
     uint8_t pf_data;        /* exec_insn_next_global: the data prefetch after it may pay */
     uint32_t line;
     uint32_t lat;           /* fixed latency of a math instruction */
@@ -144,9 +145,8 @@ typedef struct {
     uint32_t bar_count;
     uint32_t nsec, nlines;  /* global/local: sectors (in tw.secs) and lines */
     uint32_t wf, ideal;     /* shared: wavefronts and the conflict-free number */
-    /* for sched_settle (deferred memory): the fetch cycle, and the T[C_WAIT] floor an
-     * expansion's issue set after the fetch */
-    uint64_t fnow, xwait;
+    /* for sched_settle (deferred memory): the fetch cycle */
+    uint64_t fnow;
 } tdigest;
 
 struct tblock;
@@ -186,6 +186,11 @@ typedef struct tw {
     uint64_t drain_base, membar_base;
     uint32_t unroll_it;     /* back branches of unrolled loops taken (PTX_F_UNROLL_CTL) */
     uint32_t spill_mask;    /* lanes active at the instruction spill ops follow (spill_fetch) */
+    /* an expansion's added instructions still to issue (xfill_fetch): how many, which
+     * expansion and where in it, its lanes and PTX line, the spill op that follows (+ 1) */
+    uint16_t xleft, xpos;
+    uint8_t xpat;
+    uint32_t xmask, xline, xspill;
     int bar_id;             /* barrier it waits at (TW_BARRIER) */
     uint32_t bar_line;
     sb_t sb;
@@ -344,6 +349,7 @@ typedef struct tctx {
     uint32_t *spill_keys;
     uint32_t *spill_after, *wait_first; /* per pc: first op + 1 (0: none); first key */
     uint16_t *wait_count;
+    tstatic xfill_ts[RES_COUNT]; /* an expansion's added instructions, per class (sched.c) */
     uint64_t stores_done;   /* the last store's acknowledgement by the L2 (the kernel's end) */
 } tctx;
 
