@@ -440,6 +440,17 @@ static void test_expanded_remainder(void **state)
     expect_u64("by a constant: wait", t.r.stalls[STALL_WAIT], 14);
     expect_u64("by a constant: math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 1);
     tt_close(&t);
+    /* a spill store after the rem (file line 9) issues after the added instruction: at 13, so
+     * the kernel ends at its acknowledgement, 13 + 281 = 294 (before it: 11 + 281) */
+    spill_op op = {.store = 1, .bytes = 4, .offset = 0, .after_line = 9, .map_line = 1};
+    spill_kernel sk = {.kernel = "k", .frame = 4, .ops = &op, .nops = 1};
+    tt_open(&t, rem_imm, "k");
+    t.cfg.spills = &sk;
+    tt_run_ok(&t);
+    expect_u64("spill after it: cycles", t.r.cycles, 294);
+    expect_u64("spill after it: warp instructions", t.r.warp_instructions, 7);
+    expect_u64("spill after it: local requests", t.r.local_requests, 1);
+    tt_close(&t);
 }
 
 /* ---- a barrier with a slow warp --------------------------------------------------------------
