@@ -286,6 +286,21 @@ static uint8_t xfill_res(uint8_t pat, uint32_t i)
     return (i - 16) % 2 ? RES_IMAD : RES_ALU;
 }
 
+/* Makes ts, an instruction the PTX does not have (an expansion's or a spill op), w's pending
+ * one at cycle now, for the lanes in mask: no register dependences, exits no lane. */
+static void pend_inserted(tw *w, const tstatic *ts, uint8_t res, uint32_t mask, uint64_t now)
+{
+    tdigest *g = &w->dg;
+    w->has_pending = 1;
+    w->res = res;
+    w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
+    g->st = ts;
+    g->fnow = now;
+    g->exec_mask = mask;
+    g->exit_mask = 0;
+    g->flags = ts->flags;
+}
+
 /* w's next pending instruction: the next one its expansion adds (w->xleft > 0), for the lanes
  * of the PTX instruction. It reads and writes no register (the PTX instruction's result is
  * ready at its own lat), counts as a warp instruction, and issues to its class's pipe (MUFU
@@ -303,15 +318,7 @@ static wl_status xfill_fetch(tctx *c, tw *w, uint64_t now)
         ts->lat = (uint32_t)c->a->lat_alu;
     }
     w->xleft--;
-    tdigest *g = &w->dg;
-    w->has_pending = 1;
-    w->res = r;
-    w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
-    g->st = ts;
-    g->fnow = now;
-    g->exec_mask = w->xmask;
-    g->exit_mask = 0;
-    g->flags = D_XFILL;
+    pend_inserted(w, ts, r, w->xmask, now);
     return WL_OK;
 }
 
@@ -484,14 +491,7 @@ __attribute__((noinline, cold)) static wl_status spill_fetch(tctx *c, tw *w, uin
     const spill_op *op = &c->spill_ops[idx];
     const arch_t *a = c->a;
     tdigest *g = &w->dg;
-    w->has_pending = 1;
-    w->res = RES_LG;
-    w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
-    g->st = ts;
-    g->fnow = now;
-    g->exec_mask = w->spill_mask;
-    g->exit_mask = 0;
-    g->flags = ts->flags; /* D_SPILL_AFTER when another op follows */
+    pend_inserted(w, ts, RES_LG, w->spill_mask, now); /* flags: D_SPILL_AFTER if one follows */
     g->space = PTX_SPACE_LOCAL;
     g->mkind = op->store ? MEM_STORE : MEM_LOAD;
     uint64_t base = ((uint64_t)w->blk->sm * (uint64_t)a->max_warps_per_sm + w->slot) *
