@@ -15,6 +15,8 @@
 #   blocklife.json   a streaming copy of 65536 short blocks timed from inside: load-to-use under
 #                    load, block life, the gap from a block's end to the next start on its slot,
 #                    how alike the loads of a block's warps wait (correlation per pair)
+#   sreg.json        dependent latency of S2R (%tid, %ctaid) and of an indexed constant load
+#                    (LDC, cold and warm) against an integer op, one warp alone and a full GPU
 #   sass.txt         cuobjdump -sass of the programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
 # Each JSON holds the GPU name, driver, clocks (max and measured with clock64/%globaltimer)
@@ -35,7 +37,7 @@ say "microbench measure.sh: arch=$arch out=$out"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; } >> "$log" 2>&1
 
 rc=0
-for p in latency throughput dram warpsync smem blocklife; do
+for p in latency throughput dram warpsync smem blocklife sreg; do
     say "build $p"
     if ! nvcc -arch="$arch" -O3 -std=c++17 -o "$work/$p" "$here/$p.cu" >> "$log" 2>&1; then
         say "build $p FAILED"; rc=1; continue
@@ -48,7 +50,7 @@ for p in latency throughput dram warpsync smem blocklife; do
     fi
 done
 if command -v cuobjdump > /dev/null 2>&1; then
-    for p in latency throughput warpsync smem blocklife; do
+    for p in latency throughput warpsync smem blocklife sreg; do
         [ -x "$work/$p" ] && { echo "==== $p"; cuobjdump -sass "$work/$p"; }
     done > "$out/sass.txt" 2>&1
 fi
