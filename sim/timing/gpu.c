@@ -324,6 +324,7 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->wmask = a->max_warps_per_sm / c->nsub <= 64;
     c->ahead = c->wmask && !cfg->trace_path && !cfg->no_ahead && module_ahead_safe(c->m);
     sched_init_look(c);
+    sched_init_xfill(c);
     c->queue_depth = a->lsu_queue_depth < 1    ? 1
                      : a->lsu_queue_depth > 16 ? 16 /* the queues' ring size */
                                                : (uint32_t)a->lsu_queue_depth;

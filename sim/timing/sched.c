@@ -301,24 +301,22 @@ static void pend_inserted(tw *w, const tstatic *ts, uint8_t res, uint32_t mask, 
     g->flags = ts->flags;
 }
 
-/* w's next pending instruction: the next one its expansion adds (w->xleft > 0), for the lanes
- * of the PTX instruction. It reads and writes no register (the PTX instruction's result is
- * ready at its own lat), counts as a warp instruction, and issues to its class's pipe (MUFU
- * and conversions through the MIO, as SFU instructions). */
+/* The added instructions' static parts, one per class: no register read or written (the PTX
+ * instruction's result is ready at its own lat), not a PTX opcode (op_count skips them). */
+void sched_init_xfill(tctx *c)
+{
+    for (uint8_t r = 0; r < RES_COUNT; r++)
+        c->xfill_ts[r] = (tstatic){.valid = 1, .res = r, .opcode = PTX_OP_COUNT,
+                                   .flags = D_XFILL, .lat = (uint32_t)c->a->lat_alu};
+}
+
+/* w's next pending instruction: the next one its expansion (w->xts) adds, for the lanes of the
+ * PTX instruction. It counts as a warp instruction and issues to its class's pipe (MUFU and
+ * conversions through the MIO, as SFU instructions). */
 static wl_status xfill_fetch(tctx *c, tw *w, uint64_t now)
 {
-    uint8_t r = xfill_res(w->xpat, w->xpos++);
-    tstatic *ts = &c->xfill_ts[r];
-    if (!ts->valid) {
-        memset(ts, 0, sizeof *ts);
-        ts->valid = 1;
-        ts->res = r;
-        ts->opcode = PTX_OP_COUNT; /* not a PTX opcode (op_count skips it) */
-        ts->flags = D_XFILL;
-        ts->lat = (uint32_t)c->a->lat_alu;
-    }
-    w->xleft--;
-    pend_inserted(w, ts, r, w->xmask, now);
+    uint8_t r = xfill_res(w->xts->xpat, w->xpos++);
+    pend_inserted(w, &c->xfill_ts[r], r, w->xmask, now);
     return WL_OK;
 }
 
@@ -818,7 +816,7 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         r->op_count[ts->opcode]++;
     if (c->tr)
         trace_write_issue(c->tr, &(trace_issue){(uint32_t)sp->sm->id, w->slot, t,
-                                                g->flags & D_XFILL ? w->xline : ts->line,
+                                                g->flags & D_XFILL ? w->xts->line : ts->line,
                                                 g->exec_mask});
     w->has_pending = 0;
     w->issued = 1;
@@ -869,18 +867,17 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     /* read before the barrier: a barrier this warp completes fetches its next instruction
      * (bar_release), which overwrites g */
     uint32_t exit_mask = g->exit_mask;
-    int spill = (g->flags & D_SPILL_AFTER) != 0; /* spill ops follow (spill_fetch) */
+    const tstatic *sts = ts; /* whose spill ops follow (spill_fetch) */
     if ((g->flags & D_EXPAND) && ts->xissue > 1) { /* its added instructions come next */
-        w->xleft = (uint16_t)(ts->xissue - 1);
+        w->xts = ts;
         w->xpos = 0;
-        w->xpat = ts->xpat;
         w->xmask = g->exec_mask;
-        w->xline = ts->line;
-        w->xspill = spill ? ts->spill0 + 1 : 0; /* then its spill ops */
-        spill = 0;
-    } else if ((g->flags & D_XFILL) && w->xleft == 0 && w->xspill) { /* the last added one */
-        spill = 1;
+        sts = NULL; /* its spill ops after them */
+    } else if ((g->flags & D_XFILL) && w->xpos + 1u >= w->xts->xissue) { /* the last one */
+        sts = w->xts;
+        w->xts = NULL;
     }
+    int spill = sts && (sts->flags & D_SPILL_AFTER);
     int arrives = (g->flags & D_BARRIER) != 0;
     int barrier = arrives || exit_mask; /* what can release a barrier */
     if (arrives)
@@ -892,13 +889,11 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
      * word that the byte store of has_pending cannot forward to: the load waits for the store
      * to reach the cache, 6 % of sched_eval's samples on bk_transpose33.) */
     if (st == WL_OK && w->state == TW_ACTIVE && (!barrier || !w->has_pending)) {
-        if (w->xleft)
+        if (w->xts)
             st = xfill_fetch(c, w, t);
-        else if (__builtin_expect(spill && !barrier, 0)) {
-            uint32_t op = (g->flags & D_XFILL) ? w->xspill - 1 : ts->spill0;
-            w->xspill = 0;
-            st = spill_fetch(c, w, op, t);
-        } else
+        else if (__builtin_expect(spill && !barrier, 0))
+            st = spill_fetch(c, w, sts->spill0, t);
+        else
             st = sched_fetch(c, w, t);
     }
     return st;

@@ -186,11 +186,11 @@ typedef struct tw {
     uint64_t drain_base, membar_base;
     uint32_t unroll_it;     /* back branches of unrolled loops taken (PTX_F_UNROLL_CTL) */
     uint32_t spill_mask;    /* lanes active at the instruction spill ops follow (spill_fetch) */
-    /* an expansion's added instructions still to issue (xfill_fetch): how many, which
-     * expansion and where in it, its lanes and PTX line, the spill op that follows (+ 1) */
-    uint16_t xleft, xpos;
-    uint8_t xpat;
-    uint32_t xmask, xline, xspill;
+    /* an expansion whose added instructions are still issuing (xfill_fetch): its
+     * instruction (NULL: none), how many of them were fetched, its lanes */
+    const tstatic *xts;
+    uint16_t xpos;
+    uint32_t xmask;
     int bar_id;             /* barrier it waits at (TW_BARRIER) */
     uint32_t bar_line;
     sb_t sb;
@@ -349,7 +349,8 @@ typedef struct tctx {
     uint32_t *spill_keys;
     uint32_t *spill_after, *wait_first; /* per pc: first op + 1 (0: none); first key */
     uint16_t *wait_count;
-    tstatic xfill_ts[RES_COUNT]; /* an expansion's added instructions, per class (sched.c) */
+    tstatic xfill_ts[RES_COUNT]; /* an expansion's added instructions, per class
+                                  * (sched_init_xfill) */
     uint64_t stores_done;   /* the last store's acknowledgement by the L2 (the kernel's end) */
 } tctx;
 
@@ -494,6 +495,8 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t);
 wl_status sched_fetch(tctx *c, tw *w, uint64_t now);
 /* Fills the table of sched_eval's vector scan (tctx.look_idx/look_cnt); once, at setup. */
 void sched_init_look(tctx *c);
+/* Fills tctx.xfill_ts, the static parts of an expansion's added instructions; once, at setup. */
+void sched_init_xfill(tctx *c);
 /* Adds a warp starting at `start`. */
 void sched_add_warp(tctx *c, tsmsp *sp, tw *w);
 /* w's conditions changed outside its scheduler's evaluation (barrier release): refresh the
