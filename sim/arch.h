@@ -92,7 +92,8 @@ typedef struct {
     int issue_sfu;
     int issue_lsu;
     int issue_its_sync;           /* a divergent __syncwarp holds its SMSP's unit this long */
-    int lsu_queue_depth;          /* memory instructions one SMSP can have queued */
+    int lsu_queue_depth;          /* global/local instructions one SMSP can have queued (LG) */
+    int mio_queue_depth;          /* shared, shuffle and SFU instructions queued (MIO) */
     /* 1: the FMA pipe is two halves, FMA-heavy (FP32 and IMAD) and FMA-lite (FP32 only), each
      * taking a warp instruction every 2 * issue_fma cycles (GA10x, GH100); 0: one pipe (GV100,
      * GA100) taking FP32 and IMAD every issue_fma cycles. */

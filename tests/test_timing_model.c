@@ -4,7 +4,7 @@
  * H200 numbers used below: lat_alu 5, lat_fma 4, lat_imad 4, lat_sfu 17, lat_smem 23,
  * smem_conflict 2, lat_barrier 13 + 2 per warp, issue intervals alu 2, fma 1 (two halves,
  * FMA-heavy and FMA-lite, one warp instruction per 2 cycles each: fma_heavy_lite = 1), sfu 8,
- * lsu 4, lsu_queue_depth 5, lat_dram 664, lat_l2_near 281 (store acknowledgement).
+ * lsu 4, lsu_queue_depth 5, mio_queue_depth 12, lat_dram 664, lat_l2_near 281 (store acknowledgement).
  * Compiler model (docs/model.md): a `mov` of a constant or of a variable's address is folded
  * (not issued; its value is ready at once); 32-bit integer add/sub/mov/shl-by-constant issue to
  * the ALU or, when it is busy, to FMA-heavy; integer multiplies to FMA-heavy only; FP32 to
@@ -298,21 +298,24 @@ static void test_unrolled_loop(void **state)
     tt_close(&t);
 }
 
-/* ---- the MIO queue: seven independent MUFU.EX2 on one scheduler -----------------------------
- * The SFU takes one warp instruction per 8 cycles; the MIO queue holds 5. The mov is folded, so
- * ex2 #1 issues at 0 and leaves the queue at 0, #2..#5 at cycles 1..4 leave at 8, 16, 24, 32;
- * #6 at 5 (4 still queued) leaves at 40; #7 finds 5 queued on cycles 6 and 7 (mio_throttle)
- * and issues at 8, leaving at 48, result at 48 + 17 = 65. The add waits for it
- * (short_scoreboard 9..64), issues at 65, ret at 66, retire at 67. This case keeps the PTX
- * order: the scheduling model would issue ex2 #7, the add's only producer, first (as ptxas
- * would), and the add would not wait behind the queue. */
+/* ---- the MIO queue: fifteen independent MUFU.EX2 on one scheduler ---------------------------
+ * The SFU takes one warp instruction per 8 cycles; the MIO queue holds 12 (h200.ini
+ * mio_queue_depth). The mov is folded, so ex2 #1 issues at 0 and leaves the queue at 0, #k
+ * (k = 2..14) at cycle k - 1, leaving at 8 (k - 1); #14 at 13 leaves 12 queued (#3..#14); #15
+ * finds the queue full on cycles 14 and 15 (mio_throttle) until #3 leaves at 16, issues at 16,
+ * leaves at 112, result at 112 + 17 = 129. The add waits for it (short_scoreboard 17..128),
+ * issues at 129, ret at 130, retire at 131. This case keeps the PTX order: the scheduling
+ * model would issue ex2 #15, the add's only producer, first (as ptxas would), and the add
+ * would not wait behind the queue. */
 static const char sfu_flood[] = HDR
-    ".visible .entry k()\n{\n .reg .f32 %f<16>;\n"
+    ".visible .entry k()\n{\n .reg .f32 %f<20>;\n"
     " mov.f32 %f1, 0f3F800000;\n"
     " ex2.approx.f32 %f2, %f1;\n ex2.approx.f32 %f3, %f1;\n ex2.approx.f32 %f4, %f1;\n"
     " ex2.approx.f32 %f5, %f1;\n ex2.approx.f32 %f6, %f1;\n ex2.approx.f32 %f7, %f1;\n"
-    " ex2.approx.f32 %f8, %f1;\n"
-    " add.f32 %f9, %f8, %f1;\n"
+    " ex2.approx.f32 %f8, %f1;\n ex2.approx.f32 %f9, %f1;\n ex2.approx.f32 %f10, %f1;\n"
+    " ex2.approx.f32 %f11, %f1;\n ex2.approx.f32 %f12, %f1;\n ex2.approx.f32 %f13, %f1;\n"
+    " ex2.approx.f32 %f14, %f1;\n ex2.approx.f32 %f15, %f1;\n ex2.approx.f32 %f16, %f1;\n"
+    " add.f32 %f17, %f16, %f1;\n"
     " ret;\n}\n";
 
 static void test_mio_throttle(void **state)
@@ -321,9 +324,9 @@ static void test_mio_throttle(void **state)
     tt t;
     tt_open_order(&t, sfu_flood, "k", 0);
     tt_run_ok(&t);
-    expect_u64("cycles", t.r.cycles, 67);
+    expect_u64("cycles", t.r.cycles, 131);
     expect_u64("mio_throttle", t.r.stalls[STALL_MIO_THROTTLE], 2);
-    expect_u64("short_scoreboard", t.r.stalls[STALL_SHORT_SCOREBOARD], 56);
+    expect_u64("short_scoreboard", t.r.stalls[STALL_SHORT_SCOREBOARD], 112);
     expect_u64("wait", t.r.stalls[STALL_WAIT], 0);
     tt_close(&t);
 }

@@ -30,6 +30,12 @@
 
 /* ---- block dispatch ------------------------------------------------------------------------ */
 
+/* A queue's depth as its ring holds it: 1 to 16 entries. */
+static uint32_t ring_depth(int d)
+{
+    return d < 1 ? 1 : d > 16 ? 16 : (uint32_t)d;
+}
+
 static wl_status oom(tctx *c)
 {
     return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
@@ -325,9 +331,8 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->ahead = c->wmask && !cfg->trace_path && !cfg->no_ahead && module_ahead_safe(c->m);
     sched_init_look(c);
     sched_init_xfill(c);
-    c->queue_depth = a->lsu_queue_depth < 1    ? 1
-                     : a->lsu_queue_depth > 16 ? 16 /* the queues' ring size */
-                                               : (uint32_t)a->lsu_queue_depth;
+    c->queue_depth = ring_depth(a->lsu_queue_depth);
+    c->mio_depth = ring_depth(a->mio_queue_depth);
     /* the run's long-lived state on huge pages (hugemem.h): these arrays, and the pooled blocks
      * (dispatch) */
     if (!(c->arena = hugemem_arena_create()))

@@ -729,9 +729,13 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
             r->shared_wavefronts += wf;
             r->shared_bank_conflicts += wf - g->ideal;
         }
-        if (!(g->flags & D_SHFL)) { /* LDS/STS share the scheduler's address stage */
-            depart = max64(depart, sp->lsu_free);
-            sp->lsu_free = depart + (uint64_t)a->issue_lsu;
+        /* LDS/STS share the scheduler's address stage with the LG path; they pass it when
+         * they are issued, before the MIO queue (an LDG issued later does not wait behind
+         * the shared unit's backlog: docs/model.md, section 5) */
+        if (!(g->flags & D_SHFL)) {
+            uint64_t agu = max64(t, sp->lsu_free);
+            sp->lsu_free = agu + (uint64_t)a->issue_lsu;
+            depart = max64(depart, agu);
         }
         depart = max64(depart, sp->sm->shared_free);
         sp->sm->shared_free = depart + (uint64_t)wf * TIMING_SMEM_CYCLES_PER_WAVEFRONT;
@@ -743,7 +747,7 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     }
     sp->mio_last = depart;
     sp->mio_ring[sp->mio_pos] = depart;
-    if (++sp->mio_pos == c->queue_depth) /* a ring (not %: a division per issue) */
+    if (++sp->mio_pos == c->mio_depth) /* a ring (not %: a division per issue) */
         sp->mio_pos = 0;
     /* room again when the oldest of the last `depth` entries has left */
     sp->qready[RES_MIO] = sp->qp[RES_MIO] = sp->mio_ring[sp->mio_pos]; /* no pipe: pready 0 */

@@ -33,8 +33,6 @@
 #define TIMING_SMEM_CYCLES_PER_WAVEFRONT 1u
 /* L1 data stage: one 128-byte line (wavefront) per cycle per SM. Request: `l1_lines_per_cycle`. */
 #define TIMING_L1_CYCLES_PER_LINE 1u
-/* Depth of the per-SMSP MIO queue; until the arch has `mio_queue_depth` we use the LSU queue
- * depth (lsu_queue_depth) for it as well. */
 /* Tensor-core MMA: dependent latency 24 cycles, 8-cycle issue interval on H200 ([OURS] HMMA
  * 23.9; 8 independent chains 6.0 cyc each). Request: `lat_mma`, `issue_mma`. */
 #define TIMING_LAT_MMA 24u
@@ -321,7 +319,8 @@ typedef struct tctx {
     int warps_per_block;
     uint32_t threads_per_block;
     uint64_t age_seq;
-    uint32_t queue_depth;
+    uint32_t queue_depth;   /* LG queue entries per SMSP (arch lsu_queue_depth, at most 16) */
+    uint32_t mio_depth;     /* MIO queue entries per SMSP (arch mio_queue_depth, at most 16) */
     uint32_t smem_pool;     /* shared memory per SM of the launch's carveout (occupancy) */
     struct tblock **scratch_blocks; /* sched_eval's blocks done, max_warps_per_sm + 1 entries */
     tw **scratch_resolve;   /* resolve_window's warps */
