@@ -30,7 +30,7 @@
 
 /* ---- block dispatch ------------------------------------------------------------------------ */
 
-/* A queue's depth as its ring holds it: 1 to 16 entries. */
+/* A queue's depth as its ring holds it: 1 to 16 entries (arch.c refuses more). */
 static uint32_t ring_depth(int d)
 {
     return d < 1 ? 1 : d > 16 ? 16 : (uint32_t)d;
