@@ -110,6 +110,7 @@ static const arch_field fields[] = {
     F_INT("pipes", sfu, issue_sfu, 1, 1024, "cycles per warp instruction"),
     F_INT("pipes", lsu, issue_lsu, 1, 1024, "cycles per warp instruction"),
     F_INT("pipes", its_sync, issue_its_sync, 0, 100000, "cycles per divergent __syncwarp"),
+    /* at most 16: the timing model's queue rings (TIMING_QUEUE_RING) */
     F_INT("pipes", lsu_queue_depth, lsu_queue_depth, 1, 16, "instructions"),
     F_INT("pipes", mio_queue_depth, mio_queue_depth, 1, 16, "instructions"),
     F_INT("pipes", fma_heavy_lite, fma_heavy_lite, 0, 1, "(1: FMA-heavy + FMA-lite halves)"),

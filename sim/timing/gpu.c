@@ -28,13 +28,13 @@
 #include "occupancy.h"
 #include "timing_int.h"
 
-/* ---- block dispatch ------------------------------------------------------------------------ */
-
-/* A queue's depth as its ring holds it: 1 to 16 entries (arch.c refuses more). */
+/* A queue's depth as its ring holds it (an arch_t built by hand is not range-checked). */
 static uint32_t ring_depth(int d)
 {
-    return d < 1 ? 1 : d > 16 ? 16 : (uint32_t)d;
+    return d < 1 ? 1 : d > TIMING_QUEUE_RING ? TIMING_QUEUE_RING : (uint32_t)d;
 }
+
+/* ---- block dispatch ------------------------------------------------------------------------ */
 
 static wl_status oom(tctx *c)
 {

@@ -33,6 +33,9 @@
 #define TIMING_SMEM_CYCLES_PER_WAVEFRONT 1u
 /* L1 data stage: one 128-byte line (wavefront) per cycle per SM. Request: `l1_lines_per_cycle`. */
 #define TIMING_L1_CYCLES_PER_LINE 1u
+/* Entries the MIO and LG queue rings hold: the most `lsu_queue_depth` and `mio_queue_depth` may
+ * ask for (arch.c refuses more). */
+#define TIMING_QUEUE_RING 16
 /* Tensor-core MMA: dependent latency 24 cycles, 8-cycle issue interval on H200 ([OURS] HMMA
  * 23.9; 8 independent chains 6.0 cyc each). Request: `lat_mma`, `issue_mma`. */
 #define TIMING_LAT_MMA 24u
@@ -261,7 +264,8 @@ typedef struct tsmsp {
     uint64_t sfu_free, lsu_free;
     uint64_t its_free;      /* the unit that runs __syncwarps of diverged warps (its_sync) */
     uint64_t alu_free, heavy_free, lite_free; /* math pipes: first free cycle (T_INF: absent) */
-    uint64_t lg_ring[16], mio_ring[16]; /* departure cycles of the last `depth` entries */
+    /* departure cycles of the last `depth` entries of each queue */
+    uint64_t lg_ring[TIMING_QUEUE_RING], mio_ring[TIMING_QUEUE_RING];
     uint32_t lg_pos, mio_pos;
     uint64_t lg_last, mio_last;
 } tsmsp;
@@ -319,8 +323,8 @@ typedef struct tctx {
     int warps_per_block;
     uint32_t threads_per_block;
     uint64_t age_seq;
-    uint32_t queue_depth;   /* LG queue entries per SMSP (arch lsu_queue_depth, at most 16) */
-    uint32_t mio_depth;     /* MIO queue entries per SMSP (arch mio_queue_depth, at most 16) */
+    uint32_t queue_depth;   /* LG queue entries per SMSP (arch lsu_queue_depth) */
+    uint32_t mio_depth;     /* MIO queue entries per SMSP (arch mio_queue_depth) */
     uint32_t smem_pool;     /* shared memory per SM of the launch's carveout (occupancy) */
     struct tblock **scratch_blocks; /* sched_eval's blocks done, max_warps_per_sm + 1 entries */
     tw **scratch_resolve;   /* resolve_window's warps */
