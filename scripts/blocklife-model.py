@@ -4,7 +4,10 @@ nvcc -ptx of the same source) through `warplab run` at the H200 launch (65536 bl
 dumps the stamp records and prints the statistics the CUDA program prints (with the pair
 statistics load_corr and load_absdiff_median of the newer runs, blocklife-pairs*.json), as JSON:
 
-    scripts/blocklife-model.py [BUILD_DIR] [-- extra warplab run options]
+    scripts/blocklife-model.py [BUILD_DIR] [--vec 1|2|4] [-- extra warplab run options]
+
+--vec 2 or 4 runs bl_copy2 or bl_copy4 (2 or 4 floats per thread: blocklife-v2.json,
+blocklife-v4.json, the DRAM nearer saturation).
 
 %clock64 in the model reads the simulated cycle, %smid the simulated SM, so the figures compare
 one to one with gpu/measured/h200/microbench/blocklife.json (docs/validation.md)."""
@@ -29,13 +32,20 @@ def main():
     if "--" in args:
         extra = args[args.index("--") + 1:]
         args = args[:args.index("--")]
+    vec = 1
+    if "--vec" in args:
+        i = args.index("--vec")
+        vec = int(args[i + 1])
+        args = args[:i] + args[i + 2:]
+        if vec not in (1, 2, 4):
+            sys.exit("blocklife-model.py: --vec takes 1, 2 or 4")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     build = args[0] if args else os.path.join(root, "build")
-    n = BLOCKS * THREADS
-    warps = n // 32
+    warps = BLOCKS * THREADS // 32
+    n = BLOCKS * THREADS * vec  # floats
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [os.path.join(build, "warplab"), "run", os.path.join(root, "gpu/microbench/blocklife.ptx"),
-               "--kernel", "bl_copy", "--grid", str(BLOCKS), "--block", str(THREADS),
+               "--kernel", "bl_copy" + ("" if vec == 1 else str(vec)), "--grid", str(BLOCKS), "--block", str(THREADS),
                "--arg", "f32[%d]:random(0,1,3)" % n, "--arg", "f32[%d]:zeros" % n,
                "--arg", "u64[%d]:zeros" % (warps * 4), "--json", "--dump", tmp] + extra
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout

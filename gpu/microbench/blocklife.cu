@@ -23,13 +23,19 @@
 
 #include "mb_common.cuh"
 
-extern "C" __global__ void bl_copy(const float *in, float *out, unsigned long long *rec)
+// The first float of a loaded value (the predicate that orders the clock read tests it).
+__device__ __forceinline__ float first_of(float v) { return v; }
+__device__ __forceinline__ float first_of(float2 v) { return v.x; }
+__device__ __forceinline__ float first_of(float4 v) { return v.x; }
+
+template <typename T>
+__device__ __forceinline__ void copy_timed(const T *in, T *out, unsigned long long *rec)
 {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     long long t0 = clock64();
-    float v = in[i];
+    T v = in[i];
     long long t1 = 0;
-    if (__float_as_uint(v) != 0xffffffffu) // never false for the inputs: orders the clock read
+    if (__float_as_uint(first_of(v)) != 0xffffffffu) // never false for the inputs: orders the clock read
         t1 = clock64();
     out[i] = v;
     long long t2 = clock64();
@@ -42,6 +48,24 @@ extern "C" __global__ void bl_copy(const float *in, float *out, unsigned long lo
         r[2] = (unsigned long long)t1;
         r[3] = (unsigned long long)t2;
     }
+}
+
+// One float per thread (co_stride1's copy, ~2 TB/s), and the same copy with two or four floats
+// per thread (one 8- or 16-byte load each: more bytes in flight, the DRAM nearer saturation),
+// to see how the load-to-use distribution grows with the load (`blocklife 2`, `blocklife 4`).
+extern "C" __global__ void bl_copy(const float *in, float *out, unsigned long long *rec)
+{
+    copy_timed(in, out, rec);
+}
+
+extern "C" __global__ void bl_copy2(const float2 *in, float2 *out, unsigned long long *rec)
+{
+    copy_timed(in, out, rec);
+}
+
+extern "C" __global__ void bl_copy4(const float4 *in, float4 *out, unsigned long long *rec)
+{
+    copy_timed(in, out, rec);
 }
 
 static double median(std::vector<double> v)
@@ -60,10 +84,17 @@ static double mean(const std::vector<double> &v)
     return v.empty() ? 0 : s / (double)v.size();
 }
 
-int main()
+int main(int argc, char **argv)
 {
+    // floats per thread: 1 (the default, blocklife.json), 2 or 4 (blocklife-v2/-v4.json)
+    const int vec = argc > 1 ? atoi(argv[1]) : 1;
+    if (vec != 1 && vec != 2 && vec != 4) {
+        fprintf(stderr, "usage: blocklife [1|2|4]   (floats copied per thread)\n");
+        return 2;
+    }
     const int blocks = 65536, threads = 256, per_sm_resident = 8; // 2048 threads per SM
-    const size_t n = (size_t)blocks * threads, warps = n / 32;
+    const size_t warps = (size_t)blocks * threads / 32;
+    const size_t n = (size_t)blocks * threads * vec; // floats
     float *in, *out;
     unsigned long long *rec;
     MB_CHECK(cudaMalloc(&in, n * 4));
@@ -77,14 +108,19 @@ int main()
     size_t flush_bytes = (size_t)2 * mb_attr(cudaDevAttrL2CacheSize, 0);
     void *flush;
     MB_CHECK(cudaMalloc(&flush, flush_bytes));
-    mb_begin("blocklife"); /* writes "results": { */
+    mb_begin(vec == 1 ? "blocklife" : vec == 2 ? "blocklife-v2" : "blocklife-v4");
     mb_json top = {1};
     float best = 1e30f;
     for (int r = 0; r < 5; r++) {
         MB_CHECK(cudaMemset(flush, r, flush_bytes));
         mb_timer t;
         mb_timer_start(&t);
-        bl_copy<<<blocks, threads>>>(in, out, rec);
+        if (vec == 1)
+            bl_copy<<<blocks, threads>>>(in, out, rec);
+        else if (vec == 2)
+            bl_copy2<<<blocks, threads>>>((const float2 *)in, (float2 *)out, rec);
+        else
+            bl_copy4<<<blocks, threads>>>((const float4 *)in, (float4 *)out, rec);
         float ms = mb_timer_stop(&t);
         best = ms < best ? ms : best;
     }
@@ -92,8 +128,9 @@ int main()
     std::vector<unsigned long long> R(warps * 4);
     MB_CHECK(cudaMemcpy(R.data(), rec, warps * 32, cudaMemcpyDeviceToHost));
     mb_key(&top, "launch");
-    printf("{\"blocks\": %d, \"threads\": %d, \"kernel_us_best_of_5\": %.3f}", blocks, threads,
-           best * 1e3);
+    printf("{\"blocks\": %d, \"threads\": %d, \"floats_per_thread\": %d, "
+           "\"kernel_us_best_of_5\": %.3f, \"tb_per_s\": %.3f}",
+           blocks, threads, vec, best * 1e3, 2.0 * (double)n * 4 / (best * 1e-3) / 1e12);
     // per warp (the last run's records)
     std::vector<double> ltu, st, life;
     int sms = mb_attr(cudaDevAttrMultiProcessorCount, 0);

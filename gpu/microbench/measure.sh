@@ -14,11 +14,14 @@
 #                    and load-to-use latency of a dependent chain, 1 to 32 warps per SM
 #   blocklife.json   a streaming copy of 65536 short blocks timed from inside: load-to-use under
 #                    load, block life, the gap from a block's end to the next start on its slot,
-#                    how alike the loads of a block's warps wait (correlation per pair)
+#                    how alike the loads of a block's warps wait (correlation per pair);
+#                    blocklife-v2.json, blocklife-v4.json: the same with 2 and 4 floats per
+#                    thread (more bytes in flight: the load-to-use as the DRAM nears saturation)
 #   sreg.json        dependent latency of S2R (%tid, %ctaid) and of an indexed constant load
 #                    (LDC, cold and warm) against an integer op, one warp alone and a full GPU
 #   sass.txt         cuobjdump -sass of the programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
+# PROGRAMS="blocklife sreg" (say) runs only those.
 # Each JSON holds the GPU name, driver, clocks (max and measured with clock64/%globaltimer)
 # and the UTC date. The lead commits OUTDIR's JSON under gpu/measured/h200/microbench/.
 set -uo pipefail
@@ -37,7 +40,8 @@ say "microbench measure.sh: arch=$arch out=$out"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; } >> "$log" 2>&1
 
 rc=0
-for p in latency throughput dram warpsync smem blocklife sreg; do
+programs=${PROGRAMS:-latency throughput dram warpsync smem blocklife sreg}
+for p in $programs; do
     say "build $p"
     if ! nvcc -arch="$arch" -O3 -std=c++17 -o "$work/$p" "$here/$p.cu" >> "$log" 2>&1; then
         say "build $p FAILED"; rc=1; continue
@@ -48,9 +52,19 @@ for p in latency throughput dram warpsync smem blocklife sreg; do
     else
         say "$p FAILED (exit $?); partial output kept in $p.json"; rc=1
     fi
+    if [ "$p" = blocklife ]; then # the same copy with 2 and 4 floats per thread
+        for v in 2 4; do
+            if timeout 120 "$work/$p" "$v" > "$out/$p-v$v.json" 2>> "$log"; then
+                say "$p $v done"
+            else
+                say "$p $v FAILED (exit $?); partial output kept in $p-v$v.json"; rc=1
+            fi
+        done
+    fi
 done
 if command -v cuobjdump > /dev/null 2>&1; then
-    for p in latency throughput warpsync smem blocklife sreg; do
+    for p in $programs; do
+        [ "$p" = dram ] && continue
         [ -x "$work/$p" ] && { echo "==== $p"; cuobjdump -sass "$work/$p"; }
     done > "$out/sass.txt" 2>&1
 fi
