@@ -235,8 +235,16 @@ static uint64_t defer_op(memsys_t *m, struct dreq *q, memsys_kind kind, uint64_t
         m->dfail = 1;
         return t;
     }
-    m->dops[m->ndops] =
-        (struct dop){.line = line, .t = t, .ops = ops, .mask = mask, .kind = (uint8_t)kind};
+    /* field by field: a compound literal made GCC clear the record with `rep stosd` first (a
+     * microcoded store that costs tens of host cycles to start; one per L2 operation) */
+    struct dop *d = &m->dops[m->ndops];
+    d->line = line;
+    d->t = t;
+    d->value = 0;
+    d->ops = ops;
+    d->mask = mask;
+    d->kind = (uint8_t)kind;
+    d->hint = (cache_hint){0};
     q->nop++;
     return MEMSYS_TOKEN + m->ndops++;
 }
@@ -377,8 +385,16 @@ uint64_t memsys_access_deferred(memsys_t *m, uint32_t sm, memsys_kind kind, int 
         return access_lines(m, sm, kind, local, t, sectors, n, ops, NULL);
     }
     struct dreq *q = &m->dq[m->ndq];
-    *q = (struct dreq){.issue = issue, .owner = owner, .sm = sm, .op0 = (uint32_t)m->ndops,
-                       .dep0 = (uint32_t)m->ndeps, .store = kind == MEMSYS_STORE};
+    /* (field by field, as defer_op does: no `rep stosd` first) */
+    q->issue = issue;
+    q->known = 0;
+    q->owner = owner;
+    q->sm = sm;
+    q->op0 = (uint32_t)m->ndops;
+    q->dep0 = (uint32_t)m->ndeps;
+    q->part = 0;
+    q->nop = q->ndep = 0;
+    q->store = kind == MEMSYS_STORE;
     q->known = access_lines(m, sm, kind, local, t, sectors, n, ops, q);
     if (q->nop == 0 && q->ndep == 0)
         return q->known; /* all in the L1: nothing pending, the record is dropped */

@@ -142,7 +142,8 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
     uint32_t wf = 0, id = 0;
     for (uint32_t g0 = 0; g0 < 32; g0 += per) {
         uint32_t nw = 0;
-        uint8_t count[64] = {0};
+        uint8_t count[64]; /* words per bank, set when the bank is first seen (clearing all
+                              64 made GCC emit `rep stosd` here, slow to start) */
         uint64_t first[64];       /* the first word seen in each bank */
         uint64_t banks_seen = 0;  /* bit b: bank b (mod 64) holds a word */
         uint32_t maxc = 0;
@@ -165,6 +166,7 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
                 } else {
                     banks_seen |= UINT64_C(1) << b;
                     first[b] = w;
+                    count[b] = 0;
                 }
                 nw++;
                 if (++count[b] > maxc)
