@@ -43,6 +43,7 @@ void sb_clear(sb_t *s)
     s->tokmask = 0;
     s->nov = 0;
     s->otok = 0;
+    s->ovkeys = 0;
 }
 
 int sb_table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t now)
@@ -51,6 +52,7 @@ int sb_table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t n
      * and the key's own entry updated */
     uint32_t o = 0;
     int found = 0;
+    uint16_t bits = 0;
     for (uint32_t i = 0; i < s->nov; i++) {
         sb_ov e = s->ov[i];
         if (e.key == key) {
@@ -60,9 +62,11 @@ int sb_table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t n
         } else if (e.ready <= now) {
             continue;
         }
+        bits |= (uint16_t)(1u << SB_OV_BIT(e.key));
         s->ov[o++] = e;
     }
     s->nov = o;
+    s->ovkeys = bits;
     if (found)
         return 0;
     if (s->nov == s->capov) {
@@ -74,6 +78,7 @@ int sb_table_set(sb_t *s, uint32_t key, uint64_t ready, uint8_t kind, uint64_t n
         s->capov = nc;
     }
     s->ov[s->nov++] = (sb_ov){.ready = ready, .key = key, .kind = kind};
+    s->ovkeys |= (uint16_t)(1u << SB_OV_BIT(key));
     return 0;
 }
 

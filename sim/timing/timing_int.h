@@ -86,12 +86,18 @@ typedef struct {
     uint32_t key;
     uint8_t kind;       /* SB_* */
 } sb_ov;
+/* The overflow filter's bit of a key (sb_t.ovkeys): 16 buckets, low and next bits mixed (a
+ * listed key's own slot bits are those of keys whose slots were busy). */
+#define SB_OV_BIT(key) (((key) ^ ((key) >> 4)) & 15u)
 typedef struct {
     uint32_t key[SB_SLOTS];
     uint64_t at[SB_SLOTS];
     uint8_t kd[SB_SLOTS];
     uint32_t tokmask;   /* slots whose cycle may be a memory token (sb_resolve scans these) */
     uint8_t otok;       /* the overflow list may hold memory tokens (sb_resolve) */
+    uint16_t ovkeys;    /* bit SB_OV_BIT(key) of every key in the overflow list (a superset:
+                         * a key whose bit is clear is not listed, no scan and no host load
+                         * of the list; sb_table_set recomputes it when it prunes) */
     uint32_t nov, capov;/* overflow entries in use, allocated */
     sb_ov *ov;          /* overflow list: one entry per key, only writes still pending when
                          * they were listed (a kernel with hundreds of registers and dozens of
@@ -406,6 +412,8 @@ void mem_set_smem_pool(mem_t *m, uint32_t smem_bytes);
 /* The overflow list's entry of key, or -1. */
 static inline int sb_ov_find(const sb_t *s, uint32_t key)
 {
+    if (!(s->ovkeys >> SB_OV_BIT(key) & 1))
+        return -1;
     for (uint32_t i = 0; i < s->nov; i++)
         if (s->ov[i].key == key)
             return (int)i;
