@@ -387,7 +387,6 @@ uint64_t memsys_access_deferred(memsys_t *m, uint32_t sm, memsys_kind kind, int 
     struct dreq *q = &m->dq[m->ndq];
     /* (field by field, as defer_op does: no `rep stosd` first) */
     q->issue = issue;
-    q->known = 0;
     q->owner = owner;
     q->sm = sm;
     q->op0 = (uint32_t)m->ndops;

@@ -86,8 +86,9 @@ typedef struct {
     uint32_t key;
     uint8_t kind;       /* SB_* */
 } sb_ov;
-/* The overflow filter's bit of a key (sb_t.ovkeys): 16 buckets, low and next bits mixed (a
- * listed key's own slot bits are those of keys whose slots were busy). */
+/* The overflow filter's bit of a key (sb_t.ovkeys), one of 16. Not the key's low 4 bits
+ * alone: those pick its slots (key % SB_SLOTS), and a key is listed when its slots were busy,
+ * so listed keys share low bits; the next 4 bits are mixed in. */
 #define SB_OV_BIT(key) (((key) ^ ((key) >> 4)) & 15u)
 typedef struct {
     uint32_t key[SB_SLOTS];
