@@ -246,31 +246,63 @@ static void test_independent_chains(void **state)
 /* ---- full pipes: independent instructions on the ALU, on FMA-heavy, and on both -------------
  * Each kernel starts with mov %r1, %tid.x (issued: a special register is not a constant) at 0,
  * on the ALU (free; busy to 2), %r1 at 5; cycles 1..4 wait. Then four independent operations:
- *  shr (ALU only, one per 2 cycles): 5, 6 throttle, 7, 8 throttle, 9, 10 throttle, 11; ret 12
+ *  shr (ALU only, one per 2 cycles): 5, 6 wait, 7, 8 wait, 9, 10 wait, 11; ret 12
  *  mul.lo (IMAD: FMA-heavy only, one per 2 cycles): the same times
- *  add (ALU or FMA-heavy as IMAD.IADD): 5 ALU, 6 FMA-heavy, 7 ALU, 8 FMA-heavy; ret 9 */
-static void run_pipe(const char *op, uint64_t cycles, uint64_t throttle)
+ *  add (ALU or FMA-heavy as IMAD.IADD): 5 ALU, 6 FMA-heavy, 7 ALU, 8 FMA-heavy; ret 9
+ * The cycles 6, 8 and 10 wait for a pipe the warp's own previous instruction took: ptxas paces
+ * those with the stall count, so they are `wait` (sched.c own_pace), not math_pipe_throttle. */
+static const char *pipe_kernel(char *text, size_t size, const char *op)
 {
-    char text[1024];
-    snprintf(text, sizeof text, HDR
+    snprintf(text, size, HDR
              ".visible .entry k()\n{\n .reg .b32 %%r<8>;\n mov.u32 %%r1, %%tid.x;\n"
              " %s %%r2, %%r1, 1;\n %s %%r3, %%r1, 2;\n %s %%r4, %%r1, 3;\n"
              " %s %%r5, %%r1, 4;\n ret;\n}\n", op, op, op, op);
+    return text;
+}
+
+static void run_pipe(const char *op, uint64_t cycles, uint64_t wait)
+{
+    char text[1024];
     tt t;
-    tt_open(&t, text, "k");
+    tt_open(&t, pipe_kernel(text, sizeof text, op), "k");
     tt_run_ok(&t);
     expect_u64(op, t.r.cycles, cycles);
-    expect_u64(op, t.r.stalls[STALL_MATH_PIPE_THROTTLE], throttle);
-    expect_u64(op, t.r.stalls[STALL_WAIT], 4);
+    expect_u64(op, t.r.stalls[STALL_MATH_PIPE_THROTTLE], 0);
+    expect_u64(op, t.r.stalls[STALL_WAIT], wait);
+    tt_close(&t);
+}
+
+/* The shr kernel in two warps on one scheduler (1 sub-partition, gto): a pipe the other warp
+ * took is math_pipe_throttle. Warp 0: mov 0, waits 1..4 for %r1, shr 5, 7, 9, 11 (own pace
+ * 6, 8, 10), ret 12, retired at 13. Warp 1: not selected at 0; 1 math_pipe_throttle (warp 0's
+ * mov holds the ALU); mov 2; waits 3..6 for %r1; at 7, 9, 11 eligible and not selected (gto
+ * keeps warp 0); at 8, 10, 12 the ALU is warp 0's: math_pipe_throttle; shr 13, 15, 17, 19 (own
+ * pace 14, 16, 18), ret 20, retired at 21. Totals: selected 12, not_selected 4,
+ * math_pipe_throttle 4, wait 7 + 7. */
+static void test_pipe_two_warps(void **state)
+{
+    (void)state;
+    char text[1024];
+    tt t;
+    tt_open(&t, pipe_kernel(text, sizeof text, "shr.u32"), "k");
+    t.a.sub_partitions = 1;
+    t.cfg.block[0] = 64;
+    tt_run_ok(&t);
+    expect_u64("cycles", t.r.cycles, 21);
+    expect_u64("selected", t.r.stalls[STALL_SELECTED], 12);
+    expect_u64("not_selected", t.r.stalls[STALL_NOT_SELECTED], 4);
+    expect_u64("math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 4);
+    expect_u64("wait", t.r.stalls[STALL_WAIT], 14);
+    expect_u64("resident", t.r.resident_warp_cycles, 13 + 21);
     tt_close(&t);
 }
 
 static void test_full_pipe(void **state)
 {
     (void)state;
-    run_pipe("shr.u32", 13, 3);
-    run_pipe("mul.lo.u32", 13, 3);
-    run_pipe("add.u32", 10, 0);
+    run_pipe("shr.u32", 13, 4 + 3);
+    run_pipe("mul.lo.u32", 13, 4 + 3);
+    run_pipe("add.u32", 10, 4);
 }
 
 /* ---- an unrolled loop: its control issues in one iteration of 4 ----------------------------
@@ -410,10 +442,11 @@ static void test_if_converted_branch(void **state)
  * (sched.c xfill_res), each an issue of its own: 11 MUFU/XU, 12 ALU, 14 ALU (ALU pipe busy at
  * 13), 15 XU, 16 ALU, 17 XU, 18 IMAD, 20, 22, 24 IMAD (the FMA-heavy pipe takes one every 2),
  * 25 ALU, 26 IMAD, 27 ALU, 28 IMAD, 29 ALU, 31 ALU (busy at 30); then the add waits for %r3
- * until 110, ret 111, retire at 112. Issues 21; math_pipe_throttle 5 (13, 19, 21, 23, 30);
- * wait 4 + 4 + 78 (32..109). By a constant: the rem at 10 (%r3 at 10 + 9) and one added ALU
- * instruction at 12 (the pipe is busy at 11): add 19, ret 20, retire at 21 (wait 4 + 4 + 6
- * (13..18), math_pipe_throttle 1). */
+ * until 110, ret 111, retire at 112. Issues 21; wait 4 + 4 + 5 (13, 19, 21, 23, 30: pipes its
+ * own previous instruction took, sched.c own_pace) + 78 (32..109). By a constant: the rem at 10
+ * (%r3 at 10 + 9) and one added ALU instruction at 12 (the pipe is busy at 11, by the rem):
+ * add 19, ret 20, retire at 21 (wait 4 + 4 + 1 + 6 (13..18)). No math_pipe_throttle: one warp
+ * alone only ever waits for its own pipes. */
 static const char rem_reg[] = HDR
     ".visible .entry k()\n{\n .reg .b32 %r<8>;\n"
     " mov.u32 %r1, %tid.x;\n add.u32 %r2, %r1, 3;\n rem.u32 %r3, %r1, %r2;\n"
@@ -432,16 +465,16 @@ static void test_expanded_remainder(void **state)
     expect_u64("cycles", t.r.cycles, 112);
     expect_u64("warp instructions", t.r.warp_instructions, 21);
     expect_u64("selected", t.r.stalls[STALL_SELECTED], 21);
-    expect_u64("math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 5);
-    expect_u64("wait", t.r.stalls[STALL_WAIT], 86);
+    expect_u64("math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 0);
+    expect_u64("wait", t.r.stalls[STALL_WAIT], 91);
     expect_u64("thread instructions", t.r.thread_instructions, 21 * 32);
     tt_close(&t);
     tt_open(&t, rem_imm, "k");
     tt_run_ok(&t);
     expect_u64("by a constant: cycles", t.r.cycles, 21);
     expect_u64("by a constant: warp instructions", t.r.warp_instructions, 6);
-    expect_u64("by a constant: wait", t.r.stalls[STALL_WAIT], 14);
-    expect_u64("by a constant: math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 1);
+    expect_u64("by a constant: wait", t.r.stalls[STALL_WAIT], 15);
+    expect_u64("by a constant: math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 0);
     tt_close(&t);
     /* a spill store after the rem (file line 9) issues after the added instruction: at 13, so
      * the kernel ends at its acknowledgement, 13 + 281 = 294 (before it: 11 + 281) */
@@ -1168,6 +1201,7 @@ int main(void)
         cmocka_unit_test(test_subpartitions),
         cmocka_unit_test(test_independent_chains),
         cmocka_unit_test(test_full_pipe),
+        cmocka_unit_test(test_pipe_two_warps),
         cmocka_unit_test(test_unrolled_loop),
         cmocka_unit_test(test_mio_throttle),
         cmocka_unit_test(test_bank_conflicts),

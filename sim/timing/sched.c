@@ -138,31 +138,56 @@ static void pipes_ready(tsmsp *sp)
     sp->qp[RES_INT] = sp->pready[RES_INT];
 }
 
-/* Occupies the math pipe a RES_ALU/FMA/IMAD/INT instruction issues to at cycle t. Each FMA
- * half takes a warp instruction every 2 * issue_fma cycles (16 of the SMSP's 32 FP32 lanes);
- * without halves the one FMA pipe takes one every issue_fma. FP32 prefers the lite half and
- * integer work the ALU, keeping FMA-heavy for what only it can run. */
-static void pipes_issue(const arch_t *a, tsmsp *sp, uint8_t res, uint64_t t)
+/* Occupies the math pipe a RES_ALU/FMA/IMAD/INT instruction of w issues to at cycle t. Each
+ * FMA half takes a warp instruction every 2 * issue_fma cycles (16 of the SMSP's 32 FP32
+ * lanes); without halves the one FMA pipe takes one every issue_fma. FP32 prefers the lite half
+ * and integer work the ALU, keeping FMA-heavy for what only it can run. */
+static void pipes_issue(const arch_t *a, tsmsp *sp, const tw *w, uint8_t res, uint64_t t)
 {
     uint64_t heavy = (uint64_t)a->issue_fma * (a->fma_heavy_lite ? 2u : 1u);
-    switch (res) {
-    case RES_ALU: sp->alu_free = t + (uint64_t)a->issue_alu; break;
-    case RES_IMAD: sp->heavy_free = t + heavy; break;
-    case RES_FMA:
-        if (sp->lite_free <= t)
-            sp->lite_free = t + heavy;
-        else
-            sp->heavy_free = t + heavy;
-        break;
-    case RES_INT:
-        if (sp->alu_free <= t)
-            sp->alu_free = t + (uint64_t)a->issue_alu;
-        else
-            sp->heavy_free = t + heavy;
-        break;
+    int unit = res == RES_ALU    ? 0
+               : res == RES_IMAD ? 1
+               : res == RES_FMA  ? (sp->lite_free <= t ? 2 : 1)
+               : res == RES_INT  ? (sp->alu_free <= t ? 0 : 1)
+                                 : -1; /* 0 ALU, 1 FMA-heavy, 2 FMA-lite */
+    switch (unit) {
+    case 0: sp->alu_free = t + (uint64_t)a->issue_alu; sp->alu_by = w; break;
+    case 1: sp->heavy_free = t + heavy; sp->heavy_by = w; break;
+    case 2: sp->lite_free = t + heavy; sp->lite_by = w; break;
     default: break;
     }
     pipes_ready(sp);
+}
+
+/* The pace of a warp's own instructions (called right after w issued at t and fetched its next
+ * one). Hardware: ptxas knows each pipe's issue interval and writes it into the stall count of
+ * an instruction followed by one of the same warp on the same pipe, so a warp waiting for a pipe
+ * that its own previous instruction took is stalled on `wait` ("a fixed latency execution
+ * dependency"); Nsight Compute's math_pipe_throttle is for a pipe that other warps keep busy
+ * ("all active warps execute their next instruction on an oversubscribed pipe"). Model: when
+ * the pipe the next instruction needs is busy past t + 1 and the unit that frees first was
+ * taken by w, the next instruction's `wait` condition lasts until the pipe is free (w->pace).
+ * The cycle it can issue is unchanged (the pipe condition held it until then anyway: a pipe's
+ * free cycle only grows): only the reason of the cycles in between moves from
+ * math_pipe_throttle to wait. Cycles another warp's later issue adds stay math_pipe_throttle. */
+static void own_pace(const tsmsp *sp, tw *w, uint64_t t)
+{
+    uint8_t r = w->res;
+    const tw *by;
+    switch (r) {
+    case RES_ALU: by = sp->alu_by; break;
+    case RES_IMAD: by = sp->heavy_by; break;
+    case RES_FMA: by = sp->lite_free <= sp->heavy_free ? sp->lite_by : sp->heavy_by; break;
+    case RES_INT: by = sp->alu_free <= sp->heavy_free ? sp->alu_by : sp->heavy_by; break;
+    case RES_FP64: by = sp->fp64_by; break;
+    case RES_MMA: by = sp->mma_by; break;
+    default: return;
+    }
+    uint64_t p = sp->pready[r];
+    if (by == w && p > t + 1) {
+        w->pace = p;
+        w->T[C_WAIT] = w->T[C_WAIT] > p ? w->T[C_WAIT] : p;
+    }
 }
 
 /* Fills the scheduler-level conditions (queue, pipe) of w's pending instruction. */
@@ -294,6 +319,7 @@ static void pend_inserted(tw *w, const tstatic *ts, uint8_t res, uint32_t mask, 
     w->has_pending = 1;
     w->res = res;
     w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
+    w->pace = 0;
     g->st = ts;
     g->fnow = now;
     g->exec_mask = mask;
@@ -571,6 +597,7 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
                 return sf;
         }
         w->T[C_LONG] = w->T[C_SHORT] = w->T[C_WAIT] = 0;
+        w->pace = 0;
         w->dg.st = ts;
         w->dg.fnow = now;
         sb_deps(&w->sb, ts->src, ts->nsrc, 0, now, w->T);
@@ -696,6 +723,7 @@ void sched_settle(tctx *c, tw *w)
         const tstatic *ts = w->dg.st;
         sb_deps(&w->sb, ts->src, ts->nsrc, 0, w->dg.fnow, w->T);
         sb_deps(&w->sb, ts->dst, ts->ndst, 1, w->dg.fnow, w->T);
+        w->T[C_WAIT] = max64(w->T[C_WAIT], w->pace); /* own_pace */
         changed = 1;
     }
     if (w->npend_ld == 0 && w->pend_drain) {
@@ -828,15 +856,17 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
     uint8_t kind = SB_FIXED;
     switch (w->res) {
     case RES_ALU: case RES_FMA: case RES_IMAD: case RES_INT:
-        pipes_issue(a, sp, w->res, t);
+        pipes_issue(a, sp, w, w->res, t);
         ready = t + ts->lat;
         break;
     case RES_FP64:
         sp->pready[RES_FP64] = sp->qp[RES_FP64] = t + (uint64_t)a->issue_fp64;
+        sp->fp64_by = w;
         ready = t + (uint64_t)a->lat_fp64;
         break;
     case RES_MMA:
         sp->pready[RES_MMA] = sp->qp[RES_MMA] = t + TIMING_ISSUE_MMA;
+        sp->mma_by = w;
         ready = t + TIMING_LAT_MMA;
         break;
     case RES_MIO:
@@ -899,6 +929,8 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
             st = spill_fetch(c, w, sts->spill0, t);
         else
             st = sched_fetch(c, w, t);
+        if (st == WL_OK && w->has_pending)
+            own_pace(sp, w, t);
     }
     return st;
 }

@@ -24,8 +24,8 @@
       "The warp waits for the result of a shared-memory, special-function or shuffle op (MIO).",  \
       "该线程束在等待共享内存、特殊函数或洗牌指令（MIO）的结果。")                                   \
     X(WAIT, "wait",                                                                               \
-      "The warp waits a fixed number of cycles for the result of a previous math instruction.",   \
-      "该线程束在等待前一条运算指令的结果，这段等待的周期数是固定的。")                              \
+      "The warp waits a fixed number of cycles: a previous math result, or its own last pipe use.", \
+      "该线程束在固定等待若干周期：前一条运算指令的结果，或它自己上一条指令占用的流水线。")        \
     X(BARRIER, "barrier",                                                                         \
       "The warp waits at a barrier (__syncthreads) for the other warps of its block.",            \
       "该线程束停在屏障（__syncthreads）处，等待同一线程块的其他线程束到达。")                       \
@@ -39,8 +39,8 @@
       "The warp cannot issue because the queue for global/local memory instructions is full.",    \
       "全局/本地内存指令队列已满，该线程束无法发射。")                                              \
     X(MATH_PIPE_THROTTLE, "math_pipe_throttle",                                                   \
-      "The warp cannot issue because the execution pipe it needs is still busy.",                 \
-      "该线程束需要的运算流水线仍然繁忙，无法发射。")                                              \
+      "The warp cannot issue because other warps keep the execution pipe it needs busy.",          \
+      "其他线程束占满了该线程束需要的运算流水线，它无法发射。")                                    \
     X(DISPATCH_STALL, "dispatch_stall",                                                           \
       "The warp was selected but the dispatcher could not send the instruction on.",             \
       "该线程束已被选中，但分派单元无法把指令送出。")                                              \

@@ -179,6 +179,7 @@ typedef struct tw {
     uint64_t t_drain;       /* TW_DRAIN: cycle its outstanding memory accesses complete */
     tdigest dg;             /* the pending instruction */
     /* cold */
+    uint64_t pace;          /* the pending instruction's own pace (sched.c own_pace), 0: none */
     struct tblock *blk;
     exec_block *eb;         /* blk->eb */
     const void *xw;         /* exec_warp_handle(eb, bw): for host-cache prefetching */
@@ -271,6 +272,9 @@ typedef struct tsmsp {
     uint64_t sfu_free, lsu_free;
     uint64_t its_free;      /* the unit that runs __syncwarps of diverged warps (its_sync) */
     uint64_t alu_free, heavy_free, lite_free; /* math pipes: first free cycle (T_INF: absent) */
+    /* the warp whose issue set each math pipe's free cycle (compared, never dereferenced: a
+     * retired warp's record may be reused, and its pipes are long free by then) */
+    const struct tw *alu_by, *heavy_by, *lite_by, *fp64_by, *mma_by;
     /* departure cycles of the last `depth` entries of each queue */
     uint64_t lg_ring[TIMING_QUEUE_RING], mio_ring[TIMING_QUEUE_RING];
     uint32_t lg_pos, mio_pos;
