@@ -145,15 +145,27 @@ static void pipes_ready(tsmsp *sp)
 static void pipes_issue(const arch_t *a, tsmsp *sp, const tw *w, uint8_t res, uint64_t t)
 {
     uint64_t heavy = (uint64_t)a->issue_fma * (a->fma_heavy_lite ? 2u : 1u);
-    int unit = res == RES_ALU    ? 0
-               : res == RES_IMAD ? 1
-               : res == RES_FMA  ? (sp->lite_free <= t ? 2 : 1)
-               : res == RES_INT  ? (sp->alu_free <= t ? 0 : 1)
-                                 : -1; /* 0 ALU, 1 FMA-heavy, 2 FMA-lite */
-    switch (unit) {
-    case 0: sp->alu_free = t + (uint64_t)a->issue_alu; sp->alu_by = w; break;
-    case 1: sp->heavy_free = t + heavy; sp->heavy_by = w; break;
-    case 2: sp->lite_free = t + heavy; sp->lite_by = w; break;
+    switch (res) {
+    case RES_ALU: sp->alu_free = t + (uint64_t)a->issue_alu; sp->alu_by = w; break;
+    case RES_IMAD: sp->heavy_free = t + heavy; sp->heavy_by = w; break;
+    case RES_FMA:
+        if (sp->lite_free <= t) {
+            sp->lite_free = t + heavy;
+            sp->lite_by = w;
+        } else {
+            sp->heavy_free = t + heavy;
+            sp->heavy_by = w;
+        }
+        break;
+    case RES_INT:
+        if (sp->alu_free <= t) {
+            sp->alu_free = t + (uint64_t)a->issue_alu;
+            sp->alu_by = w;
+        } else {
+            sp->heavy_free = t + heavy;
+            sp->heavy_by = w;
+        }
+        break;
     default: break;
     }
     pipes_ready(sp);
@@ -173,6 +185,9 @@ static void pipes_issue(const arch_t *a, tsmsp *sp, const tw *w, uint8_t res, ui
 static void own_pace(const tsmsp *sp, tw *w, uint64_t t)
 {
     uint8_t r = w->res;
+    uint64_t p = sp->pready[r]; /* (0 for a class without a pipe) */
+    if (p <= t + 1)             /* the usual case: free when the warp can next issue */
+        return;
     const tw *by;
     switch (r) {
     case RES_ALU: by = sp->alu_by; break;
@@ -183,8 +198,7 @@ static void own_pace(const tsmsp *sp, tw *w, uint64_t t)
     case RES_MMA: by = sp->mma_by; break;
     default: return;
     }
-    uint64_t p = sp->pready[r];
-    if (by == w && p > t + 1) {
+    if (by == w) {
         w->pace = p;
         w->T[C_WAIT] = w->T[C_WAIT] > p ? w->T[C_WAIT] : p;
     }
