@@ -272,8 +272,9 @@ typedef struct tsmsp {
     uint64_t sfu_free, lsu_free;
     uint64_t its_free;      /* the unit that runs __syncwarps of diverged warps (its_sync) */
     uint64_t alu_free, heavy_free, lite_free; /* math pipes: first free cycle (T_INF: absent) */
-    /* the warp whose issue set each math pipe's free cycle (compared, never dereferenced: a
-     * retired warp's record may be reused, and its pipes are long free by then) */
+    /* the warp whose issue set each math pipe's free cycle (sched.c own_pace; compared, never
+     * dereferenced: a retired warp's record reused by a new warp matches only while the old
+     * warp's last pipe is still busy, which the new block's launch cost outlasts) */
     const struct tw *alu_by, *heavy_by, *lite_by, *fp64_by, *mma_by;
     /* departure cycles of the last `depth` entries of each queue */
     uint64_t lg_ring[TIMING_QUEUE_RING], mio_ring[TIMING_QUEUE_RING];
