@@ -72,6 +72,8 @@ typedef struct {
     int lat_fp64;                 /* DFMA */
     int lat_sfu;                  /* MUFU (ex2, rsqrt, sin...) */
     int lat_shfl;                 /* SHFL */
+    int lat_ldc;                  /* LDC: a constant-bank load into a register (pointer
+                                   * parameters, %ntid) */
     int lat_smem;                 /* shared load, no conflict */
     int lat_smem_conflict;        /* extra cycles per extra way of a bank conflict */
     int lat_l1_hit;

@@ -19,6 +19,9 @@
 #                    thread (more bytes in flight: the load-to-use as the DRAM nears saturation)
 #   sreg.json        dependent latency of S2R (%tid, %ctaid) and of an indexed constant load
 #                    (LDC, cold and warm) against an integer op, one warp alone and a full GPU
+#   ldc.json         dependent latency of a load from the parameter constant bank (LDC
+#                    c[0x0][R+...]) and the user constant bank, warm, at a block's start, and in
+#                    the second wave of blocks, against an integer op
 #   sass.txt         cuobjdump -sass of the programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
 # PROGRAMS="blocklife sreg" (say) runs only those.
@@ -40,7 +43,7 @@ say "microbench measure.sh: arch=$arch out=$out"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; } >> "$log" 2>&1
 
 rc=0
-programs=${PROGRAMS:-latency throughput dram warpsync smem blocklife sreg}
+programs=${PROGRAMS:-latency throughput dram warpsync smem blocklife sreg ldc}
 for p in $programs; do
     say "build $p"
     if ! nvcc -arch="$arch" -O3 -std=c++17 -o "$work/$p" "$here/$p.cu" >> "$log" 2>&1; then

@@ -90,14 +90,43 @@ static int its_sync(const tctx *c, const exec_step_info *in)
 }
 
 /* Which resource a memory access needs at issue: its queue by the space it reached. */
-static uint8_t classify_mem(const exec_step_info *in)
+static uint8_t classify_mem(const exec_step_info *in, const tstatic *ts)
 {
     switch (in->mem_space) {
     case PTX_SPACE_GLOBAL: case PTX_SPACE_LOCAL: return RES_LG;
     case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: return RES_MIO;
-    case PTX_SPACE_PARAM: case PTX_SPACE_CONST: return RES_ALU; /* constant-bank operands */
+    case PTX_SPACE_PARAM: case PTX_SPACE_CONST: /* constant-bank operands, or an LDC (is_ldc) */
+        return ts->flags & D_LDC ? RES_MIO : RES_ALU;
     default: return RES_LG;
     }
+}
+
+/* A constant-bank load into a register (SASS LDC). Hardware: a kernel's parameters are in
+ * constant bank 0, which the launch fills. ptxas reads a 32-bit parameter as an operand of the
+ * instruction that uses it (c[0x0][...], or ULDC into a uniform register: fixed latency), but
+ * a 64-bit one, a pointer that IMAD.WIDE needs in a register pair, with LDC.64, and %ntid with
+ * an LDC where the instruction using it has no constant operand left (the SASS of co_strided:
+ * LDC R7, c[0x0][RZ] for blockDim.x, LDC.64 R2, c[0x0][0x210] for the first pointer). An LDC
+ * goes through the MIO and its register is released on the short scoreboard: Nsight Compute
+ * charges 8.9-9.3 % of the streaming kernels' warp cycles to short_scoreboard, at the start of
+ * their short blocks. Model: a 64-bit ld.param of a kernel's own parameters and a read of
+ * %ntid or %nctaid are MIO instructions whose result is ready lat_ldc cycles after they leave
+ * the MIO queue (arch file; gpu/microbench/sreg.cu). Simplified: every such read is an LDC
+ * (ptxas sometimes folds %ntid into an IMAD's constant operand instead), the constant cache
+ * always hits (a launch's first access on an SM misses, sreg.json: not modelled) and no unit
+ * limits the LDCs' rate. */
+static int is_ldc(const tctx *c, const exec_step_info *in, const ptx_insn *ir)
+{
+    const ptx_func *f = &c->m->funcs[in->func];
+    unsigned t = ir->type[0];
+    if (ir->op == PTX_OP_LD)
+        return ir->space == PTX_SPACE_PARAM && f->is_entry &&
+               (t == PTX_T_U64 || t == PTX_T_S64 || t == PTX_T_B64);
+    if (ir->op != PTX_OP_MOV || ir->nops != 2 || f->ops[ir->op0 + 1].kind != PTX_OPND_SREG)
+        return 0;
+    unsigned s = f->ops[ir->op0 + 1].sreg;
+    return (s >= PTX_SR_NTID_X && s <= PTX_SR_NTID_Z) ||
+           (s >= PTX_SR_NCTAID_X && s <= PTX_SR_NCTAID_Z);
 }
 
 /* Which resource the instruction needs at issue when it accesses no memory (see
@@ -470,6 +499,10 @@ static wl_status static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
         ts->fold = 1;
     ts->res = classify_static(c, in);
     ts->flags = in->opcode == PTX_OP_MEMBAR || in->opcode == PTX_OP_FENCE ? D_MEMBAR : 0;
+    if (is_ldc(c, in, ir)) {
+        ts->res = RES_MIO;
+        ts->flags |= D_LDC;
+    }
     if (ir->mode != PTX_BAR_ARRIVE)
         ts->flags |= D_BAR_WAITS; /* used only when it is a barrier */
     ts->sleep = TIMING_SLEEP_CYCLES;
@@ -655,7 +688,7 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
      * and cost 4.8 % of bk_transpose33's host instructions. */
     if (ts->pf_data)
         exec_warp_prefetch_data(b->eb, w->bw);
-    w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify_mem(in) : ts->res;
+    w->res = in->mem_load || in->mem_store || in->mem_atomic ? classify_mem(in, ts) : ts->res;
     if (digest(c, w, in, ts))
         return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
     sb_deps(&w->sb, ts->dst, ts->ndst, 1, now, w->T);
@@ -782,6 +815,8 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         depart = max64(depart, sp->sm->shared_free);
         sp->sm->shared_free = depart + (uint64_t)wf * TIMING_SMEM_CYCLES_PER_WAVEFRONT;
         ready = depart + base + (uint64_t)(wf - 1) * (uint64_t)a->lat_smem_conflict;
+    } else if (g->flags & D_LDC) {
+        ready = depart + (uint64_t)a->lat_ldc; /* the constant cache (is_ldc) */
     } else {
         depart = max64(depart, sp->sfu_free);
         sp->sfu_free = depart + (uint64_t)a->issue_sfu;

@@ -112,7 +112,8 @@ typedef enum { TW_ACTIVE, TW_BARRIER, TW_DRAIN } tw_state;
 enum { D_BRANCH = 1, D_MEMBAR = 2, D_YIELD = 4, D_BARRIER = 8, D_BAR_WAITS = 16, D_SHARED = 32,
        D_SHFL = 64, D_EXPAND = 128, D_ITS = 256,
        D_SPILL_AFTER = 512, /* spill ops follow the instruction (tstatic.spill0) */
-       D_XFILL = 1024 };    /* one of the instructions an expansion adds (xfill_fetch) */
+       D_XFILL = 1024,      /* one of the instructions an expansion adds (xfill_fetch) */
+       D_LDC = 2048 };      /* a constant-bank load into a register (sched.c is_ldc) */
 
 /* Scoreboard keys an instruction waits for: its source registers and up to 4 spill reloads
  * (spillmap.h: ptxas 13.0's maps of the lesson kernels have at most 2 per instruction). */
