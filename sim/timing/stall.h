@@ -21,8 +21,9 @@
       "The warp waits for the result of a global or local memory access (L1TEX).",                \
       "该线程束在等待一次全局或本地内存访问（L1TEX）的结果。")                                       \
     X(SHORT_SCOREBOARD, "short_scoreboard",                                                       \
-      "The warp waits for the result of a shared-memory, special-function or shuffle op (MIO).",  \
-      "该线程束在等待共享内存、特殊函数或洗牌指令（MIO）的结果。")                                   \
+      "The warp waits for the result of a shared-memory, special-function, shuffle or LDC op "   \
+      "(MIO).",                                                                                  \
+      "该线程束在等待共享内存、特殊函数、洗牌或常量加载（LDC）指令（MIO）的结果。")                 \
     X(WAIT, "wait",                                                                               \
       "The warp waits a fixed number of cycles: a previous math result, or its own last pipe use.", \
       "该线程束在固定等待若干周期：前一条运算指令的结果，或它自己上一条指令占用的流水线。")        \
