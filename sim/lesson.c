@@ -240,7 +240,7 @@ static int put_long(parse_ctx *p, const char *key, const char *value, long lo, l
 
 static int put_int(parse_ctx *p, const char *key, const char *value, long lo, long hi, int *out)
 {
-    long v;
+    long v = 0;
     if (!put_long(p, key, value, lo, hi, &v))
         return 0;
     *out = (int)v;

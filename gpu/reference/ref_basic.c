@@ -23,7 +23,7 @@ static wl_status ref_covered(const cases_case *c, const cases_arg *a, int ni, ui
 
 wl_status ref_pw_poly(const cases_case *c, cases_arg *a, diag_t *d)
 {
-    uint64_t m;
+    uint64_t m = 0;
     if (ref_covered(c, a, 2, &m, d) || ref_need(c, a, 0, m, d) || ref_need(c, a, 1, m, d))
         return WL_EUSAGE;
     const float *in = (const float *)a[0].p;
@@ -52,7 +52,7 @@ wl_status ref_lat_copy(const cases_case *c, cases_arg *a, diag_t *d)
 /* or_regs_free / _lb4 / _lb8 share one body: 72 words per thread from 72 arrays of n. */
 static wl_status ref_or_body(const cases_case *c, cases_arg *a, diag_t *d)
 {
-    uint64_t m;
+    uint64_t m = 0;
     if (ref_covered(c, a, 2, &m, d))
         return WL_EUSAGE;
     uint64_t n = (uint64_t)ref_i32(a, 2);
@@ -98,7 +98,7 @@ typedef enum { DIV_NONE, DIV_PARITY, DIV_NESTED, DIV_WARP, DIV_SHORT, DIV_LOOP_L
 
 static wl_status ref_div(const cases_case *c, cases_arg *a, diag_t *d, ref_div_kind kind)
 {
-    uint64_t m;
+    uint64_t m = 0;
     if (ref_covered(c, a, 2, &m, d) || ref_need(c, a, 0, m, d) || ref_need(c, a, 1, m, d))
         return WL_EUSAGE;
     const uint32_t *in = (const uint32_t *)a[0].p;

@@ -606,7 +606,8 @@ static void remove_tree(const char *dir, int depth)
     while (d && (de = readdir(d))) {
         if (de->d_name[0] == '.')
             continue;
-        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        if (snprintf(p, sizeof p, "%s/%s", dir, de->d_name) >= (int)sizeof p)
+            continue; /* (not a name we wrote) */
         if (unlink(p) && depth < 1)
             remove_tree(p, depth + 1);
     }

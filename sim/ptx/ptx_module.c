@@ -431,7 +431,7 @@ static wl_status parse_module(pparse *p, ptx_module *m)
             continue;
         }
         if (plex_word_is(t, ".address_size")) {
-            uint32_t a;
+            uint32_t a = 0;
             TRY(parse_count(p, &a));
             if (a != 32 && a != 64)
                 return perr(p, t, WL_EUSAGE, ".address_size must be 32 or 64");
