@@ -546,6 +546,17 @@ static wl_status static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
     return WL_OK;
 }
 
+/* static_fill for the instruction of a lean step (exec_prog_lean_steps), which lacks the
+ * fields static_fill reads. Once per pc: kept out of line, so that sched_fetch, which runs for
+ * every warp instruction, stays small (its stack frame and register use). */
+__attribute__((noinline, cold)) static wl_status static_fill_once(tctx *c, tstatic *ts,
+                                                                  const exec_step_info *lean)
+{
+    exec_step_info full;
+    exec_insn_describe(c->prog, lean->func, lean->pc, &full);
+    return static_fill(c, ts, &full);
+}
+
 /* ptxas's spill code (spillmap.h; docs/model.md, section 9). Hardware: a thread's stack frame
  * lives in local memory, which is laid out so that the same 4-byte word of the 32 threads of a
  * warp is 128 consecutive bytes (CUDA C++ Programming Guide, "Local Memory"), and sized for
@@ -636,10 +647,8 @@ wl_status sched_fetch(tctx *c, tw *w, uint64_t now)
         }
         const exec_step_info *in = info;
         tstatic *ts = &c->stat[in->func][in->pc];
-        if (!ts->valid) { /* steps are lean (exec_prog_lean_steps): the rest, once per pc */
-            exec_step_info full;
-            exec_insn_describe(c->prog, in->func, in->pc, &full);
-            wl_status sf = static_fill(c, ts, &full);
+        if (!ts->valid) { /* once per pc */
+            wl_status sf = static_fill_once(c, ts, in);
             if (sf != WL_OK)
                 return sf;
         }
