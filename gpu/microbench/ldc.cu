@@ -7,14 +7,12 @@
 // scoreboard; the streaming kernels of gpu/kernels wait there 8.9-9.3 % of their warps'
 // cycles in Nsight Compute (co_stride1, co_offset0). A load whose index is an immediate is
 // hoisted by ptxas above any clock read, so the chain uses an index computed from the clock
-// (LDC c[0x0][R+...], the same constant cache); the loop, the medians and the two launches are
-// sreg.cu's. Three launches per kernel: one warp alone; 132 x 8 blocks of 256 threads (one full
+// (LDC c[0x0][R+...], the same constant cache); the loop (mb_clock.cuh), the medians and the two
+// launches are sreg.cu's. Three launches per kernel: one warp alone; 132 x 8 blocks of 256 threads (one full
 // wave: every warp slot starts at once); 132 x 16 blocks (two waves: the second wave's blocks
 // start on SMs whose constant cache the first wave filled). For the two-wave launch, warps of
 // blocks 0 .. 1055 and 1056 .. 2111 are reported apart (blocks start roughly in index order).
-#include <algorithm>
-#include <vector>
-
+#include "mb_clock.cuh"
 #include "mb_common.cuh"
 
 __constant__ unsigned lc_tab[64];
@@ -23,56 +21,21 @@ struct lc_params {
     unsigned v[64];
 };
 
-#define LC_LOOP(READ)                                                                        \
-    unsigned long long d[64];                                                               \
-    unsigned acc = 0;                                                                       \
-    for (int k = 0; k < 64; k++) {                                                          \
-        long long t0 = clock64();                                                           \
-        unsigned v;                                                                         \
-        READ;                                                                               \
-        long long t1 = 0;                                                                   \
-        if (v != 0xfffffff0u + (unsigned)k) /* never false: orders the clock read */        \
-            t1 = clock64();                                                                 \
-        d[k] = (unsigned long long)(t1 - t0);                                               \
-        acc += v;                                                                           \
-    }                                                                                       \
-    lc_store(d, rec, acc)
-
-__device__ __forceinline__ void lc_store(unsigned long long *d, unsigned long long *rec,
-                                         unsigned acc)
-{
-    unsigned long long first = d[0];
-    for (int i = 1; i < 64; i++) { // insertion sort; lane 0 writes the median
-        unsigned long long x = d[i];
-        int j = i - 1;
-        while (j >= 0 && d[j] > x) {
-            d[j + 1] = d[j];
-            j--;
-        }
-        d[j + 1] = x;
-    }
-    unsigned w = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    if ((threadIdx.x & 31) == 0) {
-        rec[2 * w] = first;
-        rec[2 * w + 1] = d[32] + (acc == 0x12345678u ? 1 : 0); // acc keeps the reads alive
-    }
-}
-
 extern "C" __global__ void lc_base(unsigned long long *rec, const __grid_constant__ lc_params p)
 {
     (void)p;
-    LC_LOOP(v = (unsigned)t0 ^ 0x5a5au);
+    MB_CLOCK_LOOP(v = (unsigned)t0 ^ 0x5a5au);
 }
 
 extern "C" __global__ void lc_const(unsigned long long *rec, const __grid_constant__ lc_params p)
 {
     (void)p;
-    LC_LOOP(v = lc_tab[(unsigned)t0 & 63]);
+    MB_CLOCK_LOOP(v = lc_tab[(unsigned)t0 & 63]);
 }
 
 extern "C" __global__ void lc_param(unsigned long long *rec, const __grid_constant__ lc_params p)
 {
-    LC_LOOP(v = p.v[(unsigned)t0 & 63]);
+    MB_CLOCK_LOOP(v = p.v[(unsigned)t0 & 63]);
 }
 
 // Without the loop's local array (whose stack pointer is itself an LDC of c[0x0][0x28] that
@@ -100,12 +63,6 @@ extern "C" __global__ void lc_param_once(unsigned long long *rec,
                                          const __grid_constant__ lc_params p)
 {
     LC_ONCE(v = p.v[(unsigned)t0 & 63]);
-}
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
 }
 
 static double pct(std::vector<double> v, int p)
@@ -154,11 +111,11 @@ int main()
                 (first_wave ? f1 : f2).push_back((double)h[2 * (size_t)w]);
                 (first_wave ? m1 : m2).push_back((double)h[2 * (size_t)w + 1]);
             }
-            r[l][0] = median(f1), r[l][1] = pct(f1, 10), r[l][2] = pct(f1, 90);
-            r[l][3] = median(m1);
+            r[l][0] = mb_median(f1), r[l][1] = pct(f1, 10), r[l][2] = pct(f1, 90);
+            r[l][3] = mb_median(m1);
             if (l == 1)
-                second[0] = median(f2), second[1] = pct(f2, 10), second[2] = pct(f2, 90),
-                second[3] = median(m2);
+                second[0] = mb_median(f2), second[1] = pct(f2, 10), second[2] = pct(f2, 90),
+                second[3] = mb_median(m2);
         }
         mb_key(&top, k.name);
         printf("{\"alone_first\": %.1f, \"alone_median\": %.1f, "

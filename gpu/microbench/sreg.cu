@@ -12,77 +12,33 @@
 // S2R per kernel whatever the asm says (%tid and %ctaid do not change): for s2r_* only the
 // first difference times an S2R (the SASS shows it, sass.txt); the LDC is in every iteration. Launched twice: one warp alone (unloaded), and 132 x 8 blocks of 256 threads (every
 // warp slot of the GPU busy doing the same: the queueing a block start meets).
-#include <algorithm>
-#include <vector>
-
+#include "mb_clock.cuh"
 #include "mb_common.cuh"
 
 __constant__ unsigned sr_tab[64];
 
-#define SR_LOOP(READ)                                                                        \
-    unsigned long long d[64];                                                               \
-    unsigned acc = 0;                                                                       \
-    for (int k = 0; k < 64; k++) {                                                          \
-        long long t0 = clock64();                                                           \
-        unsigned v;                                                                         \
-        READ;                                                                               \
-        long long t1 = 0;                                                                   \
-        if (v != 0xfffffff0u + (unsigned)k) /* never false: orders the clock read */        \
-            t1 = clock64();                                                                 \
-        d[k] = (unsigned long long)(t1 - t0);                                               \
-        acc += v;                                                                           \
-    }                                                                                       \
-    sr_store(d, rec, acc)
-
-__device__ __forceinline__ void sr_store(unsigned long long *d, unsigned long long *rec,
-                                         unsigned acc)
-{
-    unsigned long long first = d[0];
-    // insertion sort of 64 values, lane 0 writes the median
-    for (int i = 1; i < 64; i++) {
-        unsigned long long x = d[i];
-        int j = i - 1;
-        while (j >= 0 && d[j] > x) {
-            d[j + 1] = d[j];
-            j--;
-        }
-        d[j + 1] = x;
-    }
-    unsigned w = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    if ((threadIdx.x & 31) == 0) {
-        rec[2 * w] = first;
-        rec[2 * w + 1] = d[32] + (acc == 0x12345678u ? 1 : 0); // acc keeps the reads alive
-    }
-}
-
 extern "C" __global__ void sr_base(unsigned long long *rec, unsigned bias)
 {
     (void)bias; // not read: a parameter is a constant-bank load (ULDC) of its own
-    SR_LOOP(v = (unsigned)t0 ^ 0x5a5au);
+    MB_CLOCK_LOOP(v = (unsigned)t0 ^ 0x5a5au);
 }
 
 extern "C" __global__ void sr_tid(unsigned long long *rec, unsigned bias)
 {
     (void)bias;
-    SR_LOOP(asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v)));
+    MB_CLOCK_LOOP(asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v)));
 }
 
 extern "C" __global__ void sr_ctaid(unsigned long long *rec, unsigned bias)
 {
     (void)bias;
-    SR_LOOP(asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v)));
+    MB_CLOCK_LOOP(asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v)));
 }
 
 extern "C" __global__ void sr_ldc(unsigned long long *rec, unsigned bias)
 {
     (void)bias;
-    SR_LOOP(v = sr_tab[(unsigned)t0 & 63]);
-}
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
+    MB_CLOCK_LOOP(v = sr_tab[(unsigned)t0 & 63]);
 }
 
 typedef void (*sr_kernel)(unsigned long long *, unsigned);
@@ -126,8 +82,8 @@ int main()
         printf("{\"alone_first\": %.1f, \"alone_median\": %.1f, \"full_first_median\": %.1f, "
                "\"full_first_p10\": %.1f, \"full_first_p90\": %.1f, \"full_median\": %.1f, "
                "\"full_warps\": %d}",
-               alone_first, alone_median, median(first), s[s.size() / 10],
-               s[s.size() * 9 / 10], median(med), warps);
+               alone_first, alone_median, mb_median(first), s[s.size() / 10],
+               s[s.size() * 9 / 10], mb_median(med), warps);
     }
     mb_end();
     MB_CHECK(cudaFree(rec));
