@@ -111,10 +111,10 @@ static uint8_t classify_mem(const exec_step_info *in, const tstatic *ts)
  * charges 8.9-9.3 % of the streaming kernels' warp cycles to short_scoreboard, at the start of
  * their short blocks. Model: a 64-bit ld.param of a kernel's own parameters and a read of
  * %ntid or %nctaid are MIO instructions whose result is ready lat_ldc cycles after they leave
- * the MIO queue (arch file; gpu/microbench/sreg.cu). Simplified: every such read is an LDC
- * (ptxas sometimes folds %ntid into an IMAD's constant operand instead), the constant cache
- * always hits (a launch's first access on an SM misses, sreg.json: not modelled) and no unit
- * limits the LDCs' rate. */
+ * the MIO queue (arch file: 34 on the H200, gpu/microbench/ldc.cu). Simplified: every such
+ * read is an LDC (ptxas sometimes folds %ntid into an IMAD's constant operand instead), the
+ * constant cache always hits (a warp's first parameter load of a launch takes longer, ldc.json:
+ * not modelled) and no unit limits the LDCs' rate. */
 static int is_ldc(const tctx *c, const exec_step_info *in, const ptx_insn *ir)
 {
     const ptx_func *f = &c->m->funcs[in->func];
