@@ -92,6 +92,7 @@ static const arch_field fields[] = {
     F_INT("latency", sfu, lat_sfu, 1, 100000, "cycles"),
     F_INT("latency", shfl, lat_shfl, 1, 100000, "cycles"),
     F_INT("latency", ldc, lat_ldc, 1, 100000, "cycles"),
+    F_INT("latency", ldc_first, lat_ldc_first, 1, 100000, "cycles"),
     F_INT("latency", smem, lat_smem, 1, 100000, "cycles"),
     F_INT("latency", smem_conflict, lat_smem_conflict, 0, 100000, "cycles per extra way"),
     F_INT("latency", l1_hit, lat_l1_hit, 1, 100000, "cycles"),

@@ -74,6 +74,8 @@ typedef struct {
     int lat_shfl;                 /* SHFL */
     int lat_ldc;                  /* LDC: a constant-bank load into a register (pointer
                                    * parameters, %ntid) */
+    int lat_ldc_first;            /* the first LDC of a launch on an SM (the constant cache
+                                   * fetches the parameter bank) */
     int lat_smem;                 /* shared load, no conflict */
     int lat_smem_conflict;        /* extra cycles per extra way of a bank conflict */
     int lat_l1_hit;

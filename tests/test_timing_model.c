@@ -1,7 +1,8 @@
 /* timing_model: micro-kernels whose cycle counts are derived by hand from the H200 arch file
  * (sim/arch/h200.ini), the stall-sum invariant, policies, determinism and the trace.
  *
- * H200 numbers used below: lat_alu 5, lat_fma 4, lat_imad 4, lat_sfu 17, lat_smem 23, lat_ldc 34,
+ * H200 numbers used below: lat_alu 5, lat_fma 4, lat_imad 4, lat_sfu 17, lat_smem 23, lat_ldc 34
+ * (the first LDC of a launch on an SM: lat_ldc_first 93),
  * smem_conflict 2, lat_barrier 13 + 2 per warp, issue intervals alu 2, fma 1 (two halves,
  * FMA-heavy and FMA-lite, one warp instruction per 2 cycles each: fma_heavy_lite = 1), sfu 8,
  * lsu 4, lsu_queue_depth 5, mio_queue_depth 12, lat_dram 664, lat_l2_near 281 (store acknowledgement).
@@ -559,14 +560,15 @@ static void test_exit_after_barrier(void **state)
 }
 
 /* ---- a global load and store: long scoreboard and drain --------------------------------------
- *  0 ld.param.u64 (a pointer: an LDC through the MIO, ready at 0 + ldc 34)   1 mov %r1,%tid.x
- *  (ALU, at 6)   6 mul.wide (IMAD 4, at 10)   add.s64 waits for the LDC, which comes after the
- *  product (short_scoreboard 7..33, 27 cycles), issues at 34 (64-bit: ALU, at 39)
- *  39 ld.global: 4 sectors, DRAM 664 -> 703
- *  703 st.global (long_scoreboard 40..702): the L1 stage 703, then the L1's pipeline as for a
- *  hit: it has left the SM at 704 + 32 = 736; the L2 acknowledges it at 703 + 281 = 984
- *  704 ret; the warp drains 705..735 and retires at 736; the kernel ends at 984, when its last
- *  store is acknowledged. */
+ *  0 ld.param.u64 (a pointer: an LDC through the MIO; the SM's first of the launch, so it waits
+ *  for the parameter bank's fetch: ready at 0 + ldc_first 93)   1 mov %r1,%tid.x (ALU, at 6)
+ *  6 mul.wide (IMAD 4, at 10)   add.s64 waits for the LDC, which comes after the product
+ *  (short_scoreboard 7..92, 86 cycles), issues at 93 (64-bit: ALU, at 98)
+ *  98 ld.global: 4 sectors, DRAM 664 -> 762
+ *  762 st.global (long_scoreboard 99..761): the L1 stage 762, then the L1's pipeline as for a
+ *  hit: it has left the SM at 763 + 32 = 795; the L2 acknowledges it at 762 + 281 = 1043
+ *  763 ret; the warp drains 764..794 and retires at 795; the kernel ends at 1043, when its
+ *  last store is acknowledged. */
 static const char ldst_global[] = HDR
     ".visible .entry k(.param .u64 p)\n{\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n"
     " ld.param.u64 %rd1, [p];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n"
@@ -580,8 +582,8 @@ static void test_global_load_store(void **state)
     tt_open(&t, ldst_global, "k");
     tt_buffer(&t, 4096);
     tt_run_ok(&t);
-    expect_u64("cycles", t.r.cycles, 984);
-    expect_u64("short_scoreboard", t.r.stalls[STALL_SHORT_SCOREBOARD], 27);
+    expect_u64("cycles", t.r.cycles, 1043);
+    expect_u64("short_scoreboard", t.r.stalls[STALL_SHORT_SCOREBOARD], 86);
     expect_u64("long_scoreboard", t.r.stalls[STALL_LONG_SCOREBOARD], 663);
     expect_u64("drain", t.r.stalls[STALL_DRAIN], 31);
     expect_u64("load sectors", t.r.global_load_sectors, 4);
@@ -592,11 +594,12 @@ static void test_global_load_store(void **state)
 
 /* ---- constant-bank loads into registers (LDC): short scoreboard -------------------------------
  * In the PTX's order (no ptx_schedule): 0 ld.param.u32 (a constant operand: ALU, at 5)
- *  1 mov %ntid.x (LDC through the MIO: at 1 + 34 = 35)   add waits for it (short_scoreboard
- *  2..34, 33 cycles), issues at 35 (at 40)   36 ld.param.u64 (LDC: at 70)   st.global waits for
- *  the pointer (short_scoreboard 37..69, 33 cycles), issues at 70: the L1 stage 70, it leaves
- *  the SM at 71 + 32 = 103, the L2 acknowledges it at 70 + 281 = 351   71 ret; the warp drains
- *  72..102 and retires at 103; the kernel ends at 351. */
+ *  1 mov %ntid.x (LDC through the MIO, the SM's first of the launch: the parameter bank is
+ *  fetched, at 1 + ldc_first 93 = 94)   add waits for it (short_scoreboard 2..93, 92 cycles),
+ *  issues at 94 (at 99)   95 ld.param.u64 (LDC, the bank held: at 95 + ldc 34 = 129)
+ *  st.global waits for the pointer (short_scoreboard 96..128, 33 cycles), issues at 129: the L1
+ *  stage 129, it leaves the SM at 130 + 32 = 162, the L2 acknowledges it at 129 + 281 = 410
+ *  130 ret; the warp drains 131..161 and retires at 162; the kernel ends at 410. */
 static const char ldc_kernel[] = HDR
     ".visible .entry k(.param .u64 p, .param .u32 n)\n{\n .reg .b32 %r<4>;\n .reg .b64 %rd<2>;\n"
     " ld.param.u32 %r1, [n];\n mov.u32 %r2, %ntid.x;\n add.u32 %r3, %r1, %r2;\n"
@@ -612,11 +615,11 @@ static void test_ldc(void **state)
     memcpy(t.params + t.nparams, &n, 4);
     t.nparams += 4;
     tt_run_ok(&t);
-    expect_u64("cycles", t.r.cycles, 351);
+    expect_u64("cycles", t.r.cycles, 410);
     expect_u64("selected", t.r.stalls[STALL_SELECTED], 6);
-    expect_u64("short_scoreboard", t.r.stalls[STALL_SHORT_SCOREBOARD], 66);
+    expect_u64("short_scoreboard", t.r.stalls[STALL_SHORT_SCOREBOARD], 125);
     expect_u64("drain", t.r.stalls[STALL_DRAIN], 31);
-    expect_u64("resident", t.r.resident_warp_cycles, 103);
+    expect_u64("resident", t.r.resident_warp_cycles, 162);
     const uint8_t *h = devmem_translate(t.mem, addr, 4);
     uint32_t v;
     memcpy(&v, h, 4);

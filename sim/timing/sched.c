@@ -111,10 +111,13 @@ static uint8_t classify_mem(const exec_step_info *in, const tstatic *ts)
  * charges 8.9-9.3 % of the streaming kernels' warp cycles to short_scoreboard, at the start of
  * their short blocks. Model: a 64-bit ld.param of a kernel's own parameters and a read of
  * %ntid or %nctaid are MIO instructions whose result is ready lat_ldc cycles after they leave
- * the MIO queue (arch file: 34 on the H200, gpu/microbench/ldc.cu). Simplified: every such
- * read is an LDC (ptxas sometimes folds %ntid into an IMAD's constant operand instead), the
- * constant cache always hits (a warp's first parameter load of a launch takes longer, ldc.json:
- * not modelled) and no unit limits the LDCs' rate. */
+ * the MIO queue (arch file: 34 on the H200, gpu/microbench/ldc.cu), except that the first LDC
+ * of a launch on an SM starts the SM's constant cache fetching the parameter bank, and every
+ * LDC of that SM waits until the fetch is done, lat_ldc_first cycles later (93 on the H200:
+ * ldc.json's first load of a warp alone, 122 cycles clock to clock against 63 warm).
+ * Simplified: every such read is an LDC (ptxas sometimes folds %ntid into an IMAD's constant
+ * operand instead); the bank is one line, fetched once per SM and never evicted; no unit
+ * limits the LDCs' rate. */
 static int is_ldc(const tctx *c, const exec_step_info *in, const ptx_insn *ir)
 {
     const ptx_func *f = &c->m->funcs[in->func];
@@ -824,8 +827,11 @@ static uint64_t issue_mio(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         depart = max64(depart, sp->sm->shared_free);
         sp->sm->shared_free = depart + (uint64_t)wf * TIMING_SMEM_CYCLES_PER_WAVEFRONT;
         ready = depart + base + (uint64_t)(wf - 1) * (uint64_t)a->lat_smem_conflict;
-    } else if (g->flags & D_LDC) {
-        ready = depart + (uint64_t)a->lat_ldc; /* the constant cache (is_ldc) */
+    } else if (g->flags & D_LDC) { /* the constant cache (is_ldc) */
+        tsm *sm = sp->sm;
+        if (!sm->ldc_fill) /* the launch's first LDC on this SM: the bank is fetched */
+            sm->ldc_fill = depart + (uint64_t)a->lat_ldc_first;
+        ready = max64(depart + (uint64_t)a->lat_ldc, sm->ldc_fill);
     } else {
         depart = max64(depart, sp->sfu_free);
         sp->sfu_free = depart + (uint64_t)a->issue_sfu;

@@ -288,6 +288,8 @@ typedef struct tsm {
     int resident_blocks;
     uint8_t *slot_used;     /* max_warps_per_sm */
     uint64_t shared_free;   /* shared-memory unit (all four SMSPs) */
+    uint64_t ldc_fill;      /* the constant cache holds the parameter bank from this cycle on
+                             * (0: no LDC yet in this launch; sched.c is_ldc) */
     uint64_t l1_free;       /* L1 data stage */
     uint64_t active_since;
     tblock **blocks;        /* resident blocks (blocks_per_sm entries, NULL free) */
