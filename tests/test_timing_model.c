@@ -85,6 +85,13 @@ static uint64_t tt_buffer(tt *t, uint64_t n)
     return addr;
 }
 
+/* Appends a 32-bit scalar parameter. */
+static void tt_param_u32(tt *t, uint32_t v)
+{
+    memcpy(t->params + t->nparams, &v, 4);
+    t->nparams += 4;
+}
+
 static wl_status tt_run(tt *t)
 {
     t->cfg.params = t->params;
@@ -611,9 +618,7 @@ static void test_ldc(void **state)
     tt t;
     tt_open_order(&t, ldc_kernel, "k", 0);
     uint64_t addr = tt_buffer(&t, 64);
-    uint32_t n = 5;
-    memcpy(t.params + t.nparams, &n, 4);
-    t.nparams += 4;
+    tt_param_u32(&t, 5);
     tt_run_ok(&t);
     expect_u64("cycles", t.r.cycles, 410);
     expect_u64("selected", t.r.stalls[STALL_SELECTED], 6);
@@ -735,9 +740,8 @@ static void test_spill_map_counts(void **state)
         tt_buffer(&t, 72 * 32 * 4); /* in: 72 words per thread */
         tt_buffer(&t, 32 * 4);      /* out */
         int32_t n = 32;
-        memcpy(t.params + t.nparams, &n, 4);
-        memcpy(t.params + t.nparams + 4, &rounds, 4);
-        t.nparams += 8;
+        tt_param_u32(&t, (uint32_t)n);
+        tt_param_u32(&t, (uint32_t)rounds);
         tt_run_ok(&t);
         req[rounds] = t.r.local_requests;
         tt_close(&t);
@@ -1051,8 +1055,7 @@ static void test_idle_cycles_skipped(void **state)
     for (int i = 0; i < 64; i++)
         h[i] = base + (uint64_t)((i + 1) % 64) * 8;
     uint32_t n = 100000;
-    memcpy(t.params + t.nparams, &n, 4);
-    t.nparams += 4;
+    tt_param_u32(&t, n);
     tt_run_ok(&t);
     if (t.r.cycles < (uint64_t)n * (uint64_t)t.a.lat_l1_hit)
         fail_msg("cycles %llu < %u hops x %d", (unsigned long long)t.r.cycles, n, t.a.lat_l1_hit);
