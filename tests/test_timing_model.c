@@ -600,7 +600,8 @@ static void test_global_load_store(void **state)
 }
 
 /* ---- constant-bank loads into registers (LDC): short scoreboard -------------------------------
- * In the PTX's order (no ptx_schedule): 0 ld.param.u32 (a constant operand: takes the ALU, its value ready at once)
+ * In the PTX's order (no ptx_schedule): 0 ld.param.u32 (a constant operand: takes the ALU,
+ *  its value ready at once)
  *  1 mov %ntid.x (LDC through the MIO, the SM's first of the launch: the parameter bank is
  *  fetched, at 1 + ldc_first 93 = 94)   add waits for it (short_scoreboard 2..93, 92 cycles),
  *  issues at 94 (at 99)   95 ld.param.u64 (LDC, the bank held: at 95 + ldc 34 = 129)
