@@ -54,6 +54,16 @@
  * negated guard and the branch is marked (PTX_F_IFCVT): the executor passes over it and the
  * timing model does not issue it. What a thread computes is unchanged.
  *
+ * Parameter loads past an early exit: ptxas loads a kernel's pointer parameters (LDC.64) where
+ * they are first needed, not where nvcc's PTX reads them: co_strided's PTX loads both pointers
+ * before its bounds check, its SASS (CUDA 13.0, sm_90) after the `@P0 EXIT`, so a warp waits
+ * for the blockDim LDC before the check and for the pointers after it. When a kernel's block
+ * ends with `@p bra L` to a `ret` or `exit` and falls through into a block nothing else enters,
+ * each unguarded ld.param of the block whose register nothing later in the block reads or
+ * writes moves to the start of the fall-through block (sink_params; in their order), where the
+ * block's scheduling places it. Device functions (.func) keep theirs: their parameters are
+ * registers in SASS, and their ret returns to the caller.
+ *
  * What we simplify: ptxas's own latency table is not public; we use the H200's measured
  * latencies rounded (docs/memory.md). Blocks longer than PTX_SCHED_MAX instructions are left
  * as written (the cost of scheduling stays linear). Unrolling is modelled only by its loop
@@ -376,6 +386,64 @@ static void mark_select_folds(ptx_func *f, const ptx_block *bl, const sinfo *si,
     }
 }
 
+/* Does instruction i read or write register r (si: its description; MAXR overflow: yes)? */
+static int touches_reg(const sinfo *si, int32_t r)
+{
+    if (si->kind == 2)
+        return 1; /* (a fixed instruction's registers are not listed: assume it does) */
+    for (unsigned k = 0; k < si->ndst; k++)
+        if (si->dst[k] == r)
+            return 1;
+    for (unsigned k = 0; k < si->nsrc; k++)
+        if (si->src[k] == r)
+            return 1;
+    return 0;
+}
+
+/* Sinks parameter loads past an early exit (see the top). Block b ends with `@p bra L` where L
+ * is a `ret` or `exit` and falls through to block s, which nothing else enters; every unguarded
+ * ld.param of b whose register nothing after it in b reads or writes moves to the start of s
+ * (the rest of b shifts up by one; s then starts one instruction earlier). Runs on the order
+ * as written, before the blocks are scheduled; si moves with the instructions. */
+static void sink_params(ptx_func *f, sinfo *si, const uint8_t *entered)
+{
+    if (!f->is_entry)
+        return; /* a .func's parameters are registers in SASS, and its ret returns */
+    for (uint32_t b = 0; b + 1 < f->nblocks; b++) {
+        ptx_block *bl = &f->blocks[b], *sb = &f->blocks[b + 1];
+        uint32_t hi = bl->last;
+        const ptx_insn *br = &f->insns[hi];
+        if (br->op != PTX_OP_BRA || br->guard == PTX_NONE || br->target == PTX_NONE ||
+            (uint32_t)br->target >= f->ninsns || sb->first != hi + 1 || entered[hi + 1] ||
+            bl->nsucc < 1 || bl->succ[0] != b + 1)
+            continue;
+        int op = f->insns[br->target].op;
+        if (op != PTX_OP_RET && op != PTX_OP_EXIT)
+            continue;
+        for (uint32_t i = hi; i-- > bl->first;) {
+            const ptx_insn *in = &f->insns[i];
+            if (in->op != PTX_OP_LD || in->space != PTX_SPACE_PARAM || in->guard != PTX_NONE ||
+                si[i].ndst != 1 || si[i].kind == 2)
+                continue;
+            int used = 0;
+            for (uint32_t k = i + 1; k < bl->last && !used; k++) /* (the branch reads its guard) */
+                used = touches_reg(&si[k], si[i].dst[0]);
+            if (used)
+                continue;
+            ptx_insn x = f->insns[i];
+            sinfo xs = si[i];
+            uint32_t last = bl->last;
+            memmove(&f->insns[i], &f->insns[i + 1], (last - i) * sizeof *f->insns);
+            memmove(&si[i], &si[i + 1], (last - i) * sizeof *si);
+            f->insns[last] = x;
+            f->insns[last].block = (int32_t)(b + 1);
+            si[last] = xs;
+            bl->last = last - 1;
+            sb->first = last;
+        }
+    }
+}
+
 /* Can ptxas predicate this instruction of a branch body (see the top)? */
 static int ifcvt_insn_ok(const ptx_func *f, const ptx_insn *in, int32_t pred)
 {
@@ -479,6 +547,15 @@ static int sched_func(ptx_func *f)
     for (uint32_t b = 0; b < f->nblocks; b++)
         mark_select_folds(f, &f->blocks[b], c.info, uses);
     free(uses);
+    uint8_t *entered = calloc(f->ninsns, 1); /* a branch jumps there */
+    if (!entered)
+        goto out;
+    for (uint32_t i = 0; i < f->ninsns; i++)
+        if (f->insns[i].op == PTX_OP_BRA && f->insns[i].target >= 0 &&
+            (uint32_t)f->insns[i].target < f->ninsns)
+            entered[f->insns[i].target] = 1;
+    sink_params(f, c.info, entered);
+    free(entered);
     for (uint32_t b = 0; b < f->nblocks; b++) {
         const ptx_block *bl = &f->blocks[b];
         uint32_t i = bl->first;
