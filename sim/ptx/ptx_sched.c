@@ -466,16 +466,23 @@ static int ifcvt_insn_ok(const ptx_func *f, const ptx_insn *in, int32_t pred)
     return 1;
 }
 
-/* If-conversion (see the top): after scheduling, so the blocks keep their own order. */
-static int if_convert(ptx_func *f)
+/* Per instruction: does a branch jump there? (NULL when out of memory; the caller frees it.) */
+static uint8_t *branch_targets(const ptx_func *f)
 {
-    uint8_t *entered = calloc(f->ninsns, 1); /* a branch jumps there */
-    if (!entered)
-        return -1;
-    for (uint32_t i = 0; i < f->ninsns; i++)
+    uint8_t *entered = calloc(f->ninsns, 1);
+    for (uint32_t i = 0; entered && i < f->ninsns; i++)
         if (f->insns[i].op == PTX_OP_BRA && f->insns[i].target >= 0 &&
             (uint32_t)f->insns[i].target < f->ninsns)
             entered[f->insns[i].target] = 1;
+    return entered;
+}
+
+/* If-conversion (see the top): after scheduling, so the blocks keep their own order. */
+static int if_convert(ptx_func *f)
+{
+    uint8_t *entered = branch_targets(f);
+    if (!entered)
+        return -1;
     for (uint32_t i = 0; i + 1 < f->ninsns; i++) {
         ptx_insn *br = &f->insns[i];
         if (br->op != PTX_OP_BRA || br->guard == PTX_NONE || br->target == PTX_NONE ||
@@ -547,13 +554,9 @@ static int sched_func(ptx_func *f)
     for (uint32_t b = 0; b < f->nblocks; b++)
         mark_select_folds(f, &f->blocks[b], c.info, uses);
     free(uses);
-    uint8_t *entered = calloc(f->ninsns, 1); /* a branch jumps there */
+    uint8_t *entered = branch_targets(f);
     if (!entered)
         goto out;
-    for (uint32_t i = 0; i < f->ninsns; i++)
-        if (f->insns[i].op == PTX_OP_BRA && f->insns[i].target >= 0 &&
-            (uint32_t)f->insns[i].target < f->ninsns)
-            entered[f->insns[i].target] = 1;
     sink_params(f, c.info, entered);
     free(entered);
     for (uint32_t b = 0; b < f->nblocks; b++) {
