@@ -284,6 +284,13 @@ static void test_loads_pass_other_spaces(void **state)
 static const char sink[] = HDR SINK_BODY " ret;\n}\n"; /* 20 */
 /* the branch jumps to a join, not an exit: the other path may read the registers */
 static const char nosink[] = HDR SINK_BODY " add.s32 %r4, %r1, 1;\n ret;\n}\n";
+/* loads that their own block reads (%rd1) or writes again (%rd2) stay */
+static const char held[] = HDR
+    ".visible .entry k(.param .u64 p, .param .u32 n)\n{\n"
+    " .reg .b32 %r<8>;\n .reg .b64 %rd<8>;\n .reg .pred %p<2>;\n"
+    " ld.param.u64 %rd1, [p];\n ld.param.u64 %rd2, [p];\n ld.param.u32 %r1, [n];\n"
+    " cvt.u32.u64 %r2, %rd1;\n mov.u64 %rd2, 0;\n setp.ge.s32 %p1, %r2, %r1;\n @%p1 bra L;\n"
+    " st.global.u64 [%rd2], %rd1;\nL:\n ret;\n}\n";
 
 static void test_params_sink_past_exit(void **state)
 {
@@ -301,6 +308,10 @@ static void test_params_sink_past_exit(void **state)
     m = parse(nosink); /* nothing moves */
     assert_int_equal(ptx_schedule(m, &d), WL_OK);
     assert_int_equal(m->funcs[0].blocks[0].last, 5);
+    ptx_module_free(m);
+    m = parse(held);
+    assert_int_equal(ptx_schedule(m, &d), WL_OK);
+    assert_int_equal(m->funcs[0].blocks[0].last, 6);
     ptx_module_free(m);
 }
 

@@ -60,9 +60,10 @@
  * for the blockDim LDC before the check and for the pointers after it. When a kernel's block
  * ends with `@p bra L` to a `ret` or `exit` and falls through into a block nothing else enters,
  * each unguarded ld.param of the block whose register nothing later in the block reads or
- * writes moves to the start of the fall-through block (sink_params; in their order), where the
- * block's scheduling places it. Device functions (.func) keep theirs: their parameters are
- * registers in SASS, and their ret returns to the caller.
+ * writes (nor its address register, nor a store to parameter space) moves to the start of the
+ * fall-through block (sink_params; in their order), where the block's scheduling places it.
+ * Device functions (.func) keep theirs: their parameters are registers in SASS, and their ret
+ * returns to the caller.
  *
  * What we simplify: ptxas's own latency table is not public; we use the H200's measured
  * latencies rounded (docs/memory.md). Blocks longer than PTX_SCHED_MAX instructions are left
@@ -386,23 +387,29 @@ static void mark_select_folds(ptx_func *f, const ptx_block *bl, const sinfo *si,
     }
 }
 
-/* Does instruction i read or write register r (si: its description; MAXR overflow: yes)? */
-static int touches_reg(const sinfo *si, int32_t r)
+/* Must load x stay before instruction y (both described)? When y reads or writes x's
+ * register, writes a register x reads (its address), or stores to parameter space; a fixed
+ * instruction (and one with more registers than MAXR) lists no registers: always. */
+static int holds_back(const sinfo *x, const sinfo *y)
 {
-    if (si->kind == 2)
-        return 1; /* (a fixed instruction's registers are not listed: assume it does) */
-    for (unsigned k = 0; k < si->ndst; k++)
-        if (si->dst[k] == r)
+    if (y->kind == 2 || (y->space == PTX_SPACE_PARAM && !y->load))
+        return 1;
+    for (unsigned k = 0; k < y->ndst; k++) {
+        if (y->dst[k] == x->dst[0])
             return 1;
-    for (unsigned k = 0; k < si->nsrc; k++)
-        if (si->src[k] == r)
+        for (unsigned j = 0; j < x->nsrc; j++)
+            if (y->dst[k] == x->src[j])
+                return 1;
+    }
+    for (unsigned k = 0; k < y->nsrc; k++)
+        if (y->src[k] == x->dst[0])
             return 1;
     return 0;
 }
 
 /* Sinks parameter loads past an early exit (see the top). Block b ends with `@p bra L` where L
  * is a `ret` or `exit` and falls through to block s, which nothing else enters; every unguarded
- * ld.param of b whose register nothing after it in b reads or writes moves to the start of s
+ * ld.param of b that nothing after it in b holds back (holds_back) moves to the start of s
  * (the rest of b shifts up by one; s then starts one instruction earlier). Runs on the order
  * as written, before the blocks are scheduled; si moves with the instructions. */
 static void sink_params(ptx_func *f, sinfo *si, const uint8_t *entered)
@@ -425,10 +432,10 @@ static void sink_params(ptx_func *f, sinfo *si, const uint8_t *entered)
             if (in->op != PTX_OP_LD || in->space != PTX_SPACE_PARAM || in->guard != PTX_NONE ||
                 si[i].ndst != 1 || si[i].kind == 2)
                 continue;
-            int used = 0;
-            for (uint32_t k = i + 1; k < bl->last && !used; k++) /* (the branch reads its guard) */
-                used = touches_reg(&si[k], si[i].dst[0]);
-            if (used)
+            int held = 0;
+            for (uint32_t k = i + 1; k < bl->last && !held; k++) /* (the branch reads its guard) */
+                held = holds_back(&si[i], &si[k]);
+            if (held)
                 continue;
             ptx_insn x = f->insns[i];
             sinfo xs = si[i];
