@@ -60,8 +60,9 @@
  * for the blockDim LDC before the check and for the pointers after it. When a kernel's block
  * ends with `@p bra L` to a `ret` or `exit` and falls through into a block nothing else enters,
  * each unguarded ld.param of the block whose register nothing later in the block reads or
- * writes (nor its address register, nor a store to parameter space) moves to the start of the
- * fall-through block (sink_params; in their order), where the block's scheduling places it.
+ * writes (nor its address register; nor anything the block's scheduling keeps it before, such as
+ * a store that may write parameter space) moves to the start of the fall-through block
+ * (sink_params; in their order), where the block's scheduling places it.
  * Device functions (.func) keep theirs: their parameters are registers in SASS, and their ret
  * returns to the caller.
  *
@@ -388,11 +389,13 @@ static void mark_select_folds(ptx_func *f, const ptx_block *bl, const sinfo *si,
 }
 
 /* Must load x stay before instruction y (both described)? When y reads or writes x's
- * register, writes a register x reads (its address), or stores to parameter space; a fixed
- * instruction (and one with more registers than MAXR) lists no registers: always. */
+ * register or writes a register x reads (its address), or when the block's own scheduling would
+ * keep them in order (conflict: a store that may write parameter space, a warp-collective or
+ * clock read); a fixed instruction (and one with more registers than MAXR) lists no registers:
+ * always. */
 static int holds_back(const sinfo *x, const sinfo *y)
 {
-    if (y->kind == 2 || (y->space == PTX_SPACE_PARAM && !y->load))
+    if (y->kind == 2 || (y->kind == 1 && conflict(x, y)))
         return 1;
     for (unsigned k = 0; k < y->ndst; k++) {
         if (y->dst[k] == x->dst[0])
