@@ -81,6 +81,7 @@ static const arch_field fields[] = {
 
     F_INT("memory", l2_bytes, l2_bytes, 64 * KB, 1024 * MB, "B"),
     F_INT("memory", l2_partitions, l2_partitions, 1, 8, ""),
+    F_INT("memory", l2_write_copies, l2_write_copies, 1, 2, "lines per written line"),
     F_INT("memory", line_bytes, line_bytes, 32, 256, "B"),
     F_INT("memory", sector_bytes, sector_bytes, 8, 256, "B"),
     F_INT("memory", mem_bus_bits, mem_bus_bits, 32, 16384, "bits"),

@@ -61,6 +61,7 @@ typedef struct {
     /* [memory] */
     int l2_bytes;
     int l2_partitions;            /* 2 when the L2 has near/far halves */
+    int l2_write_copies;          /* L2 lines a written (dirty) line takes: 2 on Hopper */
     int line_bytes;               /* L1/L2 line */
     int sector_bytes;             /* L1/L2 sector: the unit of a memory transaction */
     int mem_bus_bits;

@@ -22,6 +22,11 @@
 #   ldc.json         dependent latency of a load from the parameter constant bank (LDC
 #                    c[0x0][R+...]) and the user constant bank, warm, at a block's start, and in
 #                    the second wave of blocks, against an integer op
+#   l2dirty.json     write, copy and read of 8-128 MB, one element per thread, and local memory (512 B per thread) written and read, timed after a
+#                    memset of twice the L2; l2dirty-ncu.csv: the same launches under Nsight
+#                    Compute (--cache-control all: caches flushed before each): DRAM bytes read
+#                    and written per launch, i.e. how much written data the L2 still holds dirty
+#                    at a kernel's end
 #   sass.txt         cuobjdump -sass of the programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
 # PROGRAMS="blocklife sreg" (say) runs only those.
@@ -43,7 +48,7 @@ say "microbench measure.sh: arch=$arch out=$out"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; } >> "$log" 2>&1
 
 rc=0
-programs=${PROGRAMS:-latency throughput dram warpsync smem blocklife sreg ldc}
+programs=${PROGRAMS:-latency throughput dram warpsync smem blocklife sreg ldc l2dirty}
 for p in $programs; do
     say "build $p"
     if ! nvcc -arch="$arch" -O3 -std=c++17 -o "$work/$p" "$here/$p.cu" >> "$log" 2>&1; then
@@ -54,6 +59,15 @@ for p in $programs; do
         say "$p done"
     else
         say "$p FAILED (exit $?); partial output kept in $p.json"; rc=1
+    fi
+    if [ "$p" = l2dirty ] && command -v ncu > /dev/null 2>&1; then
+        m=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,gpu__time_duration.sum
+        if timeout 300 ncu --clock-control none --cache-control all --metrics "$m" --csv \
+            "$work/$p" ncu > "$out/$p-ncu.csv" 2>> "$log"; then
+            say "$p ncu done"
+        else
+            say "$p ncu FAILED (exit $?)"; rc=1
+        fi
     fi
     if [ "$p" = blocklife ]; then # the same copy with 2 and 4 floats per thread
         for v in 2 4; do

@@ -6,6 +6,9 @@
 #include "cache.h"
 
 #define L2_NEAR_MAX 2 /* partitions with their own near stamps; more share them */
+/* the tag of a written line's second entry (write_copies = 2, l2.h): a bit no line number of a
+ * 64-bit address has (line = address / line_bytes), apart from memsys's local-memory bit 60 */
+#define L2_COPY_TAG (1ull << 62)
 
 struct l2 {
     l2_config cfg;
@@ -202,8 +205,12 @@ uint64_t l2_write_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t
     uint64_t tt = slice(l, line, t, n);
     cache_line *H = get_line(l, l->home, line, t, h);
     fill(H, mask, tt);
+    uint8_t was_dirty = H->dirty;
     H->dirty |= mask;
     touch_near(l, H, p); /* the writer's partition keeps a copy: its SMs read it near */
+    /* a line becoming dirty takes a second entry (l2.h); one still there is only touched */
+    if (k->write_copies > 1 && !was_dirty && !cache_find(l->home, line | L2_COPY_TAG))
+        new_line(l, l->home, line | L2_COPY_TAG, t, NULL);
     return tt + k->lat_near;
 }
 

@@ -21,6 +21,16 @@
  * for sector_bytes / slice bandwidth cycles, so the L2 saturates at its bandwidth. An atomic
  * occupies its line's atomic unit for atomic_cycles per operation, so contention on one
  * address serialises.
+ * Written data take twice the room on the H200 (write_copies = 2): a kernel that writes N MB
+ * (N >= 32) ends with 28.4-28.8 MB of it dirty in the L2, half the 60 MB, and a copy (N MB read,
+ * N written) with 20.2-21.5 MB, as if each written line took two lines and each read line one
+ * (60 / 2 = 30; 60 / (1 + 2) = 20) [OURS: gpu/measured/h200/microbench/l2dirty-ncu.csv, Nsight
+ * Compute's DRAM bytes written after its cache flush]. The Nsight Compute counts of the
+ * repository's copies agree (about 115 MB of DRAM traffic for 134 MB moved). Why the hardware
+ * does so is not documented (the writer's partition keeping its own copy of a line whose home
+ * is the other would explain it only for half the lines); the model gives a line that becomes
+ * dirty a second entry in the store, a tag of its own (line | L2_COPY_TAG) with no data that
+ * takes a way like any line and ages by LRU; its eviction writes nothing back.
  * Simplified: near copies do not take capacity from the store (the measured chase shows no loss
  * of capacity for data shared by both halves); re-references count as touches, which errs
  * towards far; near copies of more than 2 partitions share stamps; no L2 MSHR limit;
@@ -44,6 +54,7 @@ typedef struct {
     uint32_t lat_near, lat_far, lat_dram, lat_atomic; /* load-to-use from the L1 stage */
     double atomic_cycles;       /* per atomic operation on one line */
     uint32_t dram_sectors;      /* sectors DRAM moves per access (aligned group), >= 1 */
+    uint32_t write_copies;      /* lines a written line takes (2: a second copy, below), >= 1 */
     hugemem_arena *arena;       /* where the cache's arrays live (NULL: their own mappings) */
 } l2_config;
 

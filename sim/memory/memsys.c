@@ -158,6 +158,7 @@ memsys_t *memsys_create(const arch_t *a)
                    .lat_atomic = (uint32_t)a->lat_atomic_global,
                    .atomic_cycles = MEMSYS_ATOMIC_CYCLES,
                    .dram_sectors = MEMSYS_DRAM_SECTORS,
+                   .write_copies = a->l2_write_copies > 1 ? (uint32_t)a->l2_write_copies : 1,
                    .arena = m->arena};
     m->l2 = m->dram && m->arena ? l2_create(&c, m->dram) : NULL;
     if (!m->l1 || !m->part_of || !m->l2) {
