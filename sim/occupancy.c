@@ -159,6 +159,13 @@ wl_status occ_compute(const arch_t *a, const occ_input *in, occ_result *out, dia
     out->blocks_per_sm = best;
     out->warps_per_sm = best * wpb;
     out->occupancy = (double)out->warps_per_sm / a->max_warps_per_sm;
+    out->launch_smem_pool = out->smem_pool;
+    if (in->carveout_pct < 0 && best > 0) { /* the driver's choice (occupancy.h) */
+        long long need = (long long)out->smem_per_block_alloc * best;
+        long long pool = align_carveout(a, need);
+        if (pool >= 0 && pool < out->smem_pool)
+            out->launch_smem_pool = (int)pool;
+    }
     return WL_OK;
 }
 

@@ -48,12 +48,22 @@ typedef struct {
     int smem_per_block_limit;  /* the per-block limit it was checked against (incl. reserved) */
     int regs_per_block_alloc;  /* registers allocated per block */
     int smem_pool;             /* shared memory per SM after carveout rounding, bytes */
+    int launch_smem_pool;      /* the carveout a launch gets (occ_compute), bytes */
 } occ_result;
 
 /* Fills an occ_input with CUDA's defaults: carveout -1, 1 barrier, automatic opt-in. */
 void occ_input_defaults(occ_input *in);
 
-/* The occupancy of one launch configuration. Invalid input (block size <= 0 or above the
+/* The occupancy of one launch configuration. smem_pool is the carveout the occupancy calculator
+ * assumes (CUDA's cudaOccupancy*: the preference, else the largest); launch_smem_pool the one
+ * the driver sets when the kernel runs: "the driver automatically configures the shared memory
+ * capacity for each kernel to avoid shared memory occupancy bottlenecks" (CUDA C++ Programming
+ * Guide, compute capabilities 8.x and 9.0), i.e. without a preference the smallest legal
+ * carveout that holds blocks_per_sm blocks, and the L1 gets the rest. Measured on the H200: a
+ * one-thread chase (32 blocks of 1 KB reserved per SM: a 32 KB carveout, a 224 KB L1) hits the
+ * L1 up to 192 KB, partly at 224 KB, not at 256 KB (gpu/measured/h200/microbench/latency.json),
+ * where the largest carveout would leave 28 KB. With a preference, both are the preference's.
+ * Invalid input (block size <= 0 or above the Invalid input (block size <= 0 or above the
  * arch's limit, negative sizes, registers > 255, carveout outside -1..100) -> WL_EUSAGE.
  * A configuration that cannot launch (too much shared memory or registers per block) is not
  * an error: blocks_per_sm is 0 and the failing limit is 0. */

@@ -203,6 +203,31 @@ static void test_carveout_rounding(void **state)
     assert_int_equal(r.smem_pool, 8192);
 }
 
+/* The carveout a launch gets (occupancy.h): without a preference the smallest legal carveout
+ * holding blocks_per_sm blocks (H200 carveouts 0, 8, 16, 32, 64, 100, ... KB), with one the
+ * preference's. Derived by hand from sim/arch/h200.ini. */
+static void test_launch_carveout(void **state)
+{
+    (void)state;
+    /* no shared memory, 256 threads, 24 registers: 8 blocks x 1 KB reserved = 8 KB -> 8 KB
+     * (the occupancy calculator assumes the largest, 228 KB) */
+    occ_result r = check("h200", 256, 24, 0, 0, -1, 8, OCC_LIMIT_WARPS);
+    assert_int_equal(r.smem_pool, 228 * 1024);
+    assert_int_equal(r.launch_smem_pool, 8192);
+    /* one thread per block (the latency chase): 32 blocks x 1 KB = 32 KB -> 32 KB */
+    r = check("h200", 1, 16, 0, 0, -1, 32, OCC_LIMIT_BLOCKS);
+    assert_int_equal(r.launch_smem_pool, 32768);
+    /* 4224 B static (bk_transpose33): 5 KB x 8 blocks = 40 KB -> 64 KB */
+    r = check("h200", 256, 26, 4224, 0, -1, 8, OCC_LIMIT_WARPS | OCC_LIMIT_REGISTERS);
+    assert_int_equal(r.launch_smem_pool, 65536);
+    /* shared memory limits: 13 x 17 KB = 221 KB -> 228 KB, the same as the calculator's */
+    r = check("h200", 128, 32, 0, 16384, -1, 13, OCC_LIMIT_SHARED_MEMORY);
+    assert_int_equal(r.launch_smem_pool, r.smem_pool);
+    /* a preference is kept: 50% -> 132 KB */
+    r = check("h200", 128, 32, 0, 16384, 50, 7, OCC_LIMIT_SHARED_MEMORY);
+    assert_int_equal(r.launch_smem_pool, 135168);
+}
+
 /* CC 9: 2 barriers per block slot; a block using 16 named barriers limits to 64/16 = 4. */
 static void test_barrier_limit(void **state)
 {
@@ -700,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_reserved_smem),
         cmocka_unit_test(test_optin),
         cmocka_unit_test(test_carveout_rounding),
+        cmocka_unit_test(test_launch_carveout),
         cmocka_unit_test(test_barrier_limit),
         cmocka_unit_test(test_invalid_input),
         cmocka_unit_test(test_suggest),

@@ -439,7 +439,7 @@ static wl_status occupancy(tctx *c, const timing_config *cfg)
     r->warps_per_block = o.warps_per_block;
     r->theoretical_occupancy = o.occupancy;
     r->occupancy_limiter = occ_first_limiter(o.limiters);
-    c->smem_pool = o.smem_pool > 0 ? (uint32_t)o.smem_pool : 0;
+    c->smem_pool = o.launch_smem_pool > 0 ? (uint32_t)o.launch_smem_pool : 0;
     return WL_OK;
 }
 

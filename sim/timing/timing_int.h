@@ -340,7 +340,8 @@ typedef struct tctx {
     uint64_t age_seq;
     uint32_t queue_depth;   /* LG queue entries per SMSP (arch lsu_queue_depth) */
     uint32_t mio_depth;     /* MIO queue entries per SMSP (arch mio_queue_depth) */
-    uint32_t smem_pool;     /* shared memory per SM of the launch's carveout (occupancy) */
+    uint32_t smem_pool;     /* shared memory per SM of the launch's carveout (occupancy's
+                             * launch_smem_pool) */
     struct tblock **scratch_blocks; /* sched_eval's blocks done, max_warps_per_sm + 1 entries */
     tw **scratch_resolve;   /* resolve_window's warps */
     /* Host-cache prefetches of the next SMs' warps asked for while this SM runs, a few after
@@ -408,7 +409,7 @@ typedef struct {
 } mem_req;
 mem_t *mem_create(const arch_t *a);
 void mem_destroy(mem_t *m);
-/* Shared memory per SM the launch's carveout uses (occupancy's smem_pool): the L1 gets the rest
+/* Shared memory per SM the launch's carveout uses (occupancy's launch_smem_pool): the L1 gets the rest
  * of the unified array. Call before the first mem_access. */
 void mem_set_smem_pool(mem_t *m, uint32_t smem_bytes);
 /* Returns the cycle the response arrives (load data usable / store acknowledged), or, when
