@@ -271,6 +271,52 @@ static void test_stall_mix(void **state)
     tu_free(&r);
 }
 
+/* The DRAM traffic comparison: tiny_dep's crafted Nsight Compute count is 2 MB (tiny_indep has
+ * none); predictions of 2.3 MB (15 % more: outside 10 %) and 1.9 MB (5 % less: inside). */
+static void test_dram_traffic(void **state)
+{
+    (void)state;
+    const char *dir = tu_tmpdir();
+    static const double pred[2] = {2300000, 1900000};
+    for (int k = 0; k < 2; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/dram%d.json", dir, k);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "{\"cases\": [{\"case\": \"tiny_dep\", \"predicted_us\": 10, \"dram_bytes\": %.0f},"
+                   " {\"case\": \"tiny_indep\", \"predicted_us\": 5, \"dram_bytes\": 5000}]}",
+                pred[k]);
+        fclose(f);
+        tu_result r;
+        tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+                   tu_path(PAIRS), "--predictions", path, "--json", NULL);
+        expect_status(&r, 0, "validate --predictions (crafted DRAM bytes) --json");
+        cJSON *j = cJSON_Parse(r.out);
+        if (!j)
+            fail_msg("stdout is not JSON:\n%s", r.out);
+        double want = pred[k] / 2000000 - 1;
+        const cJSON *dep = case_of(j, "tiny_dep"), *dd = cJSON_GetObjectItem(j, "dram_agreement");
+        if (num(dep, "dram_bytes_ncu") != 2000000 || fabs(num(dep, "dram_diff") - want) > 1e-12)
+            fail_msg("tiny_dep: dram_bytes_ncu %.0f, dram_diff %.6f (want 2000000, %.6f)",
+                     num(dep, "dram_bytes_ncu"), num(dep, "dram_diff"), want);
+        if (cJSON_GetObjectItem(case_of(j, "tiny_indep"), "dram_diff"))
+            fail_msg("tiny_indep has no Nsight Compute count but got a DRAM difference");
+        if (num(dd, "cases") != 1 || num(dd, "within_10pct") != k ||
+            fabs(num(dd, "mean_abs") - fabs(want)) > 1e-12 ||
+            strcmp(cJSON_GetObjectItem(dd, "max_case")->valuestring, "tiny_dep"))
+            fail_msg("dram_agreement is not that of tiny_dep alone (%s)", r.out);
+        cJSON_Delete(j);
+        tu_free(&r);
+        tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+                   tu_path(PAIRS), "--predictions", path, NULL);
+        expect_status(&r, 0, "validate --predictions (crafted DRAM bytes)");
+        expect_has(r.out, k ? "within 10% on 1 of 1, 5.0% apart on average, farthest tiny_dep -5.0%"
+                            : "within 10% on 0 of 1, 15.0% apart on average, farthest tiny_dep +15.0%",
+                   "DRAM line");
+        tu_free(&r);
+    }
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -348,7 +394,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_figures), cmocka_unit_test(test_parallel_same),
-        cmocka_unit_test(test_text_and_predictions), cmocka_unit_test(test_stall_mix),
+        cmocka_unit_test(test_text_and_predictions), cmocka_unit_test(test_dram_traffic),
+        cmocka_unit_test(test_stall_mix),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_png),
     };

@@ -212,6 +212,11 @@ static int load_case(const char *path, vcase *c, char *err, size_t errsize)
         c->args[i] = strdup(cJSON_GetArrayItem(args, i)->valuestring);
     top_of(cJSON_GetObjectItem(ncu, "stalls"), c->ncu_top, c->ncu_top2, sizeof c->ncu_top);
     shares_of(cJSON_GetObjectItem(ncu, "stalls"), c);
+    /* the bytes DRAM moved during the kernel (its caches flushed before it, as in the model) */
+    const cJSON *dram = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(ncu, "metrics"), "dram__bytes.sum"), "value");
+    if (cJSON_IsNumber(dram) && dram->valuedouble > 0 && dram->valuedouble < 1e15)
+        c->ncu_dram_bytes = dram->valuedouble;
     cJSON_Delete(j);
     return 0;
 }
@@ -546,8 +551,13 @@ static int load_predictions(const char *path, vcase *v, int n)
                 break;
             const cJSON *top = cJSON_GetObjectItem(c, "top_stall_model");
             const cJSON *cyc = cJSON_GetObjectItem(c, "cycles");
+            const cJSON *dram = cJSON_GetObjectItem(c, "dram_bytes");
             v[i].predicted_us = p->valuedouble;
             v[i].cycles = cJSON_IsNumber(cyc) ? (uint64_t)cyc->valuedouble : 0;
+            v[i].dram_bytes = cJSON_IsNumber(dram) && dram->valuedouble > 0 &&
+                                      dram->valuedouble < 1e18
+                                  ? (uint64_t)dram->valuedouble
+                                  : 0;
             snprintf(v[i].top, sizeof v[i].top, "%s", cJSON_IsString(top) ? top->valuestring : "");
             /* the model's breakdown (absent from files of before it was written) */
             const cJSON *sh = cJSON_GetObjectItem(c, "stall_shares_model"), *e;

@@ -28,6 +28,8 @@ typedef struct {
     int ran, failed, included, stall_total, stall_agree, stall_top2;
     int dist_cases, dist_worst;         /* cases with both breakdowns; the farthest one */
     double dist_mean, dist_median, dist_max;
+    int dram_cases, dram_within, dram_worst; /* DRAM traffic compared; within 10%; farthest */
+    double dram_mean;                   /* mean |model / Nsight Compute - 1| */
     double mape, mape_all, pearson;
     int outliers[N_OUTLIERS], noutliers;
     vpair pairs[MAX_PAIRS];
@@ -86,6 +88,34 @@ static void summarise_distances(const vcase *v, int n, vsummary *s)
         s->dist_median = k % 2 ? d[k / 2] : (d[k / 2 - 1] + d[k / 2]) / 2;
     }
     free(d);
+}
+
+/* The model's DRAM traffic against Nsight Compute's: model / measured - 1, NAN where either is
+ * missing or the kernel moved less than VREP_DRAM_MIN bytes (a few lines of difference would
+ * dominate). */
+static double dram_diff(const vcase *c)
+{
+    if (c->status || c->ncu_dram_bytes < VREP_DRAM_MIN || c->dram_bytes == 0)
+        return NAN;
+    return (double)c->dram_bytes / c->ncu_dram_bytes - 1;
+}
+
+static void summarise_dram(const vcase *v, int n, vsummary *s)
+{
+    double sum = 0;
+    s->dram_cases = s->dram_within = 0;
+    s->dram_worst = -1;
+    for (int i = 0; i < n; i++) {
+        double x = dram_diff(&v[i]);
+        if (isnan(x))
+            continue;
+        s->dram_cases++;
+        s->dram_within += fabs(x) <= VREP_DRAM_TOL;
+        sum += fabs(x);
+        if (s->dram_worst < 0 || fabs(x) > fabs(dram_diff(&v[s->dram_worst])))
+            s->dram_worst = i;
+    }
+    s->dram_mean = s->dram_cases ? sum / s->dram_cases : NAN;
 }
 
 static const vcase *find(const vcase *v, int n, const char *name)
@@ -174,6 +204,7 @@ static void summarise(const vcase *v, int n, vsummary *s)
         sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
     }
     summarise_distances(v, n, s);
+    summarise_dram(v, n, s);
     s->mape = s->included ? 100.0 * sum / s->included : NAN;
     s->mape_all = s->ran ? 100.0 * sum_all / s->ran : NAN;
     double k = s->included;
@@ -311,6 +342,12 @@ static void print_text(const char *arch, const vcase *v, int n, const vsummary *
                "farthest %s %s\n", md ? "- " : "", mean, s->dist_cases, med,
                v[s->dist_worst].name, worst);
     }
+    if (s->dram_cases)
+        printf("%sDRAM traffic against Nsight Compute's (cases that moved %.0f MB or more): within "
+               "%.0f%% on %d of %d, %.1f%% apart on average, farthest %s %+.1f%%\n",
+               md ? "- " : "", VREP_DRAM_MIN / 1e6, 100 * VREP_DRAM_TOL, s->dram_within,
+               s->dram_cases, 100 * s->dram_mean, v[s->dram_worst].name,
+               100 * dram_diff(&v[s->dram_worst]));
     if (s->failed)
         printf("%sCases that failed to run: %d\n", md ? "- " : "", s->failed);
     printf("%sBiggest outliers:", md ? "- " : "");
@@ -336,6 +373,8 @@ static void print_json(const char *arch, const vcase *v, int n, const vsummary *
         cJSON_AddStringToObject(j, "measured_source", c->from_ncu ? "ncu" : "event");
         cJSON_AddNumberToObject(j, "event_us", c->event_us);
         cJSON_AddStringToObject(j, "top_stall_ncu", c->ncu_top);
+        if (c->ncu_dram_bytes > 0)
+            cJSON_AddNumberToObject(j, "dram_bytes_ncu", c->ncu_dram_bytes);
         if (c->ncu_shares) {
             cJSON *sh = cJSON_AddObjectToObject(j, "stall_shares_ncu");
             for (int r = 0; r < STALL_COUNT; r++)
@@ -362,6 +401,8 @@ static void print_json(const char *arch, const vcase *v, int n, const vsummary *
             }
             if (!isnan(vrep_stall_distance(c)))
                 cJSON_AddNumberToObject(j, "stall_distance", vrep_stall_distance(c));
+            if (!isnan(dram_diff(c)))
+                cJSON_AddNumberToObject(j, "dram_diff", dram_diff(c));
             cJSON_AddNumberToObject(j, "sim_seconds", c->sim_s);
         } else {
             cJSON_AddNumberToObject(j, "status", c->status);
@@ -392,6 +433,15 @@ static void print_json(const char *arch, const vcase *v, int n, const vsummary *
         cJSON_AddNumberToObject(sd, "median", s->dist_median);
         cJSON_AddNumberToObject(sd, "max", s->dist_max);
         cJSON_AddStringToObject(sd, "max_case", v[s->dist_worst].name);
+    }
+    if (s->dram_cases) {
+        cJSON *dd = cJSON_AddObjectToObject(o, "dram_agreement");
+        cJSON_AddNumberToObject(dd, "min_bytes", VREP_DRAM_MIN);
+        cJSON_AddNumberToObject(dd, "cases", s->dram_cases);
+        cJSON_AddNumberToObject(dd, "within_10pct", s->dram_within);
+        cJSON_AddNumberToObject(dd, "mean_abs", s->dram_mean);
+        cJSON_AddStringToObject(dd, "max_case", v[s->dram_worst].name);
+        cJSON_AddNumberToObject(dd, "max_diff", dram_diff(&v[s->dram_worst]));
     }
     cJSON *pairs = cJSON_AddArrayToObject(o, "pairs");
     for (int i = 0; i < s->npairs; i++) {

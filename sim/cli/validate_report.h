@@ -1,8 +1,8 @@
 /* validate_report: the figures and reports of `warplab validate` (cmd_validate.c runs the
  * cases): error per case, mean absolute percentage error, Pearson correlation of log times,
- * outliers, lesson relationships (gpu/validate-pairs.txt), top-stall agreement and the distance
- * between the model's and Nsight Compute's stall breakdowns; text, JSON, Markdown and the
- * scatter PNG. */
+ * outliers, lesson relationships (gpu/validate-pairs.txt), top-stall agreement, the distance
+ * between the model's and Nsight Compute's stall breakdowns and how close the model's DRAM
+ * traffic comes to Nsight Compute's; text, JSON, Markdown and the scatter PNG. */
 #ifndef WL_VALIDATE_REPORT_H
 #define WL_VALIDATE_REPORT_H
 
@@ -12,6 +12,8 @@
 
 #define VREP_MIN_US 10.0   /* issue #6: the accuracy target covers cases of 10 us or more */
 #define VREP_PAIR_TOL 0.25 /* a predicted ratio within 25% of the measured one */
+#define VREP_DRAM_MIN 1e6  /* DRAM traffic is compared where Nsight Compute counted 1 MB or more */
+#define VREP_DRAM_TOL 0.10 /* ... and agrees within 10% */
 #define MAX_ARGS 16
 
 typedef struct {
@@ -29,6 +31,7 @@ typedef struct {
      * the share of reasons the model does not have (gmma, imc_miss, tex_throttle) */
     int ncu_shares;
     double ncu_share[STALL_COUNT], ncu_other;
+    double ncu_dram_bytes;  /* Nsight Compute's dram__bytes.sum (read + written); 0: none */
     /* prediction */
     int status;             /* wl_status of the run; -1 not run */
     double predicted_us, sim_s, l1_hit, l2_hit;
