@@ -145,6 +145,12 @@ void l2_hint_set(const l2_t *l, uint64_t line, cache_hint *h)
     cache_hint_set(l->home, line, h);
 }
 
+void l2_hint_write(const l2_t *l, uint64_t line)
+{
+    if (l->cfg.write_copies > 1)
+        cache_prefetch(l->home, line | L2_COPY_TAG);
+}
+
 void l2_hint_way(const l2_t *l, uint64_t line, cache_hint *h)
 {
     cache_hint_way(l->home, line, h);

@@ -75,6 +75,9 @@ uint64_t l2_read(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t);
  * later): host-cache hints that also spare the lookup's work; nothing simulated changes. */
 void l2_hint_set(const l2_t *l, uint64_t line, cache_hint *h);
 void l2_hint_way(const l2_t *l, uint64_t line, cache_hint *h);
+/* Host-cache hint for a write of `line` to come: asks for the set of the second entry a line
+ * that becomes dirty takes (write_copies > 1); nothing simulated changes. */
+void l2_hint_write(const l2_t *l, uint64_t line);
 /* Acknowledgement cycle of a write of the sectors in mask. */
 uint64_t l2_write(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t);
 /* Completion cycle of `ops` atomic operations (0: one per sector) on the sectors in mask of one

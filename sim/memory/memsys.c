@@ -451,8 +451,11 @@ static void hint_next_set(memsys_t *m, size_t nq, struct hint_cursor *c)
 {
     const struct dreq *f;
     struct dop *p = hint_next(m, nq, c, &f);
-    if (p)
-        l2_hint_set(m->l2, p->line, &p->hint);
+    if (!p)
+        return;
+    l2_hint_set(m->l2, p->line, &p->hint);
+    if (p->kind == MEMSYS_STORE) /* and where its second entry goes (l2.h) */
+        l2_hint_write(m->l2, p->line);
 }
 
 static void hint_next_way(memsys_t *m, size_t nq, struct hint_cursor *c)
