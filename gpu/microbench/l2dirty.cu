@@ -18,7 +18,10 @@
 // written bytes that did not reach DRAM are what the L2 still held dirty at the end.
 // Without ncu (no argument "ncu") each launch is also timed with CUDA events after a memset of
 // twice the L2 (cold L2, as gpu/harness does). Prints one JSON object: the GPU, the date and,
-// per launch in launch order, its pattern, footprint and (without ncu) time.
+// per launch in launch order, its pattern, footprint and (without ncu) time; without ncu also
+// "l2_bw": the L2's bandwidth for stores and for loads of a working set it holds (8 and 16 MB,
+// written or read 256 times by 132 x 8 blocks of 256 threads, grid-stride, 4-byte and 16-byte
+// accesses, plain st.global / ld.global.cg), timed with CUDA events after one warm pass.
 #include "mb_common.cuh"
 
 #include <cstring>
@@ -59,6 +62,58 @@ __global__ void __launch_bounds__(256, 8) k_local(unsigned *out, size_t n, unsig
         s += v[(j * 7 + salt) % LOCAL_WORDS];
     if (i < n && s == 0x12345678u)
         out[0] = s;
+}
+
+template <typename T>
+__global__ void k_l2write(T *p, size_t n, int reps)
+{
+    for (int r = 0; r < reps; r++)
+        for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n;
+             k += (size_t)gridDim.x * blockDim.x) {
+            T v;
+            memset(&v, r & 0xff, sizeof v);
+            p[k] = v;
+        }
+}
+
+template <typename T>
+__global__ void k_l2read(const T *__restrict__ p, size_t n, int reps, float *sink)
+{
+    unsigned acc = 0;
+    for (int r = 0; r < reps; r++)
+        for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n;
+             k += (size_t)gridDim.x * blockDim.x) {
+            T v = __ldcg(p + k);
+            unsigned w;
+            memcpy(&w, &v, sizeof w);
+            acc += w;
+        }
+    if (acc == 0x12345678u)
+        sink[0] = (float)acc;
+}
+
+/* One L2 bandwidth figure: stores (write) or loads of ws_mb MB, 256 passes; GB/s. */
+template <typename T>
+static double l2_bw(float *buf, int ws_mb, int write, float *sink)
+{
+    size_t n = ((size_t)ws_mb << 20) / sizeof(T);
+    const int reps = 256;
+    cudaEvent_t e0, e1;
+    MB_CHECK(cudaEventCreate(&e0));
+    MB_CHECK(cudaEventCreate(&e1));
+    for (int pass = 0; pass < 2; pass++) { /* the first warms the L2 */
+        MB_CHECK(cudaEventRecord(e0));
+        if (write)
+            k_l2write<T><<<132 * 8, 256>>>((T *)buf, n, pass ? reps : 1);
+        else
+            k_l2read<T><<<132 * 8, 256>>>((const T *)buf, n, pass ? reps : 1, sink);
+        MB_CHECK(cudaEventRecord(e1));
+        MB_CHECK(cudaEventSynchronize(e1));
+        MB_CHECK(cudaGetLastError());
+    }
+    float ms = 0.f;
+    MB_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    return (double)n * sizeof(T) * reps / (ms * 1e-3) / 1e9;
 }
 
 int main(int argc, char **argv)
@@ -113,6 +168,19 @@ int main(int argc, char **argv)
             first = 0;
         }
     printf("]");
+    if (!under_ncu) {
+        mb_key(&j, "l2_bw");
+        printf("[");
+        const int wss[] = {8, 16};
+        for (int w = 0; w < 2; w++) {
+            double w4 = l2_bw<float>(b, wss[w], 1, sink), w16 = l2_bw<float4>(b, wss[w], 1, sink);
+            double r4 = l2_bw<float>(b, wss[w], 0, sink), r16 = l2_bw<float4>(b, wss[w], 0, sink);
+            printf("%s\n    {\"working_set_mb\": %d, \"write_4B_gbs\": %.1f, \"write_16B_gbs\": "
+                   "%.1f, \"read_4B_gbs\": %.1f, \"read_16B_gbs\": %.1f}", w ? "," : "", wss[w],
+                   w4, w16, r4, r16);
+        }
+        printf("]");
+    }
     mb_key(&j, "under_ncu");
     printf("%d", under_ncu);
     mb_end();

@@ -22,11 +22,12 @@
 #   ldc.json         dependent latency of a load from the parameter constant bank (LDC
 #                    c[0x0][R+...]) and the user constant bank, warm, at a block's start, and in
 #                    the second wave of blocks, against an integer op
-#   l2dirty.json     write, copy and read of 8-128 MB, one element per thread, and local memory (512 B per thread) written and read, timed after a
+#   l2dirty.json     write, copy and read of 8-128 MB, one element per thread, and local memory
+#                    (512 B per thread) written and read, timed after a
 #                    memset of twice the L2; l2dirty-ncu.csv: the same launches under Nsight
 #                    Compute (--cache-control all: caches flushed before each): DRAM bytes read
 #                    and written per launch, i.e. how much written data the L2 still holds dirty
-#                    at a kernel's end
+#                    at a kernel's end; l2dirty.json "l2_bw": the L2's store and load bandwidth
 #   sass.txt         cuobjdump -sass of the programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
 # PROGRAMS="blocklife sreg" (say) runs only those.

@@ -208,7 +208,8 @@ uint64_t l2_write_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t
     const l2_config *k = &l->cfg;
     uint32_t n = cache_nsectors(mask);
     l->st.sector_writes += n;
-    uint64_t tt = slice(l, line, t, n);
+    /* a written sector is kept twice (l2.h): two slice operations */
+    uint64_t tt = slice(l, line, t, n * k->write_copies);
     cache_line *H = get_line(l, l->home, line, t, h);
     fill(H, mask, tt);
     uint8_t was_dirty = H->dirty;

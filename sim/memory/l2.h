@@ -22,15 +22,18 @@
  * occupies its line's atomic unit for atomic_cycles per operation, so contention on one
  * address serialises.
  * Written data take twice the room on the H200 (write_copies = 2): a kernel that writes N MB
- * (N >= 32) ends with 28.4-28.8 MB of it dirty in the L2, half the 60 MB, and a copy (N MB read,
- * N written) with 20.2-21.5 MB, as if each written line took two lines and each read line one
+ * (N >= 32) ends with 28.4-28.7 MB of it dirty in the L2, half the 60 MB, and a copy (N MB read,
+ * N written) with 20.1-21.3 MB, as if each written line took two lines and each read line one
  * (60 / 2 = 30; 60 / (1 + 2) = 20) [OURS: gpu/measured/h200/microbench/l2dirty-ncu.csv, Nsight
  * Compute's DRAM bytes written after its cache flush]. The Nsight Compute counts of the
  * repository's copies agree (about 115 MB of DRAM traffic for 134 MB moved). Why the hardware
  * does so is not documented (the writer's partition keeping its own copy of a line whose home
  * is the other would explain it only for half the lines); the model gives a line that becomes
  * dirty a second entry in the store, a tag of its own (line | L2_COPY_TAG) with no data that
- * takes a way like any line and ages by LRU; its eviction writes nothing back.
+ * takes a way like any line and ages by LRU; its eviction writes nothing back. A written
+ * sector also costs its slice write_copies operations: the same program measured the L2's
+ * store bandwidth at 4.0-4.4 TB/s against 8.2-8.4 TB/s for loads (8 and 16 MB working sets,
+ * l2dirty.json "l2_bw"), half, as two copies would take.
  * Simplified: near copies do not take capacity from the store (the measured chase shows no loss
  * of capacity for data shared by both halves); re-references count as touches, which errs
  * towards far; near copies of more than 2 partitions share stamps; no L2 MSHR limit;
