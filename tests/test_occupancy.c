@@ -542,6 +542,10 @@ static void test_cli_json(void **state)
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "limiters")), 2);
     assert_int_equal(jint(j, "suggested_block"), 1024);
     assert_int_equal(jint(j, "min_grid"), 264);
+    /* the launch's carveout: 8 blocks x 1 KB reserved -> 8 KB; L1 256 - 8 KB (occupancy.h) */
+    assert_int_equal(jint(j, "smem_pool"), 233472);
+    assert_int_equal(jint(j, "launch_smem_pool"), 8192);
+    assert_int_equal(jint(j, "l1_bytes"), 253952);
     cJSON_Delete(j);
 
     /* --suggest without --block uses the suggestion, and says so */
@@ -564,7 +568,10 @@ static void test_cli_text(void **state)
         !strstr(r.out, "impact of varying block size") ||
         !strstr(r.out, "impact of varying registers") ||
         !strstr(r.out, "impact of varying dynamic shared memory") ||
-        !strstr(r.out, ">       96         16        48      75.0%"))
+        !strstr(r.out, ">       96         16        48      75.0%") ||
+        /* 16 blocks x 1 KB reserved: a 16 KB carveout, 256 - 16 KB of L1 */
+        !strstr(r.out, "at launch: a 16 KB shared-memory carveout") ||
+        !strstr(r.out, "so the L1 gets 240 KB"))
         fail_msg("text output:\n%s", r.out);
     tu_free(&r);
     assert_int_equal(tu_warplab(&r, "occupancy", "--help", NULL), 0);

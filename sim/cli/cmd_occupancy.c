@@ -158,7 +158,14 @@ static cJSON *limit_json(int v)
     return v == OCC_UNLIMITED ? cJSON_CreateNull() : cJSON_CreateNumber(v);
 }
 
-static void add_result(cJSON *o, const occ_result *r)
+/* The L1 the launch gets: the unified array less the carveout the driver picks (occupancy.h). */
+static int l1_bytes(const arch_t *a, const occ_result *r)
+{
+    int l1 = a->l1_smem_bytes - r->launch_smem_pool;
+    return l1 > 0 ? l1 : 0;
+}
+
+static void add_result(cJSON *o, const arch_t *a, const occ_result *r)
 {
     cJSON_AddNumberToObject(o, "blocks_per_sm", r->blocks_per_sm);
     cJSON_AddNumberToObject(o, "warps_per_sm", r->warps_per_sm);
@@ -179,7 +186,10 @@ static void add_result(cJSON *o, const occ_result *r)
     cJSON_AddNumberToObject(o, "smem_per_block", r->smem_per_block_alloc);
     cJSON_AddNumberToObject(o, "smem_per_block_limit", r->smem_per_block_limit);
     cJSON_AddNumberToObject(o, "smem_pool", r->smem_pool);
+    cJSON_AddNumberToObject(o, "launch_smem_pool", r->launch_smem_pool);
+    cJSON_AddNumberToObject(o, "l1_bytes", l1_bytes(a, r));
 }
+
 
 static void add_inputs(cJSON *o, const arch_t *a, const occ_input *in)
 {
@@ -272,6 +282,9 @@ static void print_text(const arch_t *a, const occ_input *in, const occ_result *r
     snprintf(buf, sizeof buf, "%s", a->cc_major >= 9 ? "2 x block slots / barriers per block"
                                                      : "no barrier limit before cc 9.0");
     print_limit("barriers", r->limit_barriers, buf);
+    printf("\n  at launch: a %d KB shared-memory carveout (the driver picks the smallest that "
+           "holds the resident blocks'), so the L1 gets %d KB\n", r->launch_smem_pool / 1024,
+           l1_bytes(a, r) / 1024);
 
     static const char *const titles[] = {"block size (threads)", "registers per thread",
                                          "dynamic shared memory per block (bytes)"};
@@ -390,7 +403,7 @@ static int run_batch(const arch_t *a, const char *path)
             break;
         cJSON *o = cJSON_CreateObject();
         add_inputs(o, a, &in);
-        add_result(o, &r);
+        add_result(o, a, &r);
         cJSON_AddItemToArray(out, o);
     }
     fclose(f);
@@ -513,7 +526,7 @@ int cmd_occupancy(int argc, char **argv)
             cJSON_AddNumberToObject(j, "local_bytes", info.local_bytes);
             cJSON_AddNumberToObject(j, "spill_bytes", info.spill_bytes);
         }
-        add_result(j, &r);
+        add_result(j, &a, &r);
         if (o.suggest) {
             cJSON_AddNumberToObject(j, "suggested_block", sug_block);
             cJSON_AddNumberToObject(j, "min_grid", min_grid);
