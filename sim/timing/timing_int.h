@@ -409,8 +409,8 @@ typedef struct {
 } mem_req;
 mem_t *mem_create(const arch_t *a);
 void mem_destroy(mem_t *m);
-/* Shared memory per SM the launch's carveout uses (occupancy's launch_smem_pool): the L1 gets the rest
- * of the unified array. Call before the first mem_access. */
+/* Shared memory per SM the launch's carveout uses (occupancy's launch_smem_pool): the L1 gets
+ * the rest of the unified array. Call before the first mem_access. */
 void mem_set_smem_pool(mem_t *m, uint32_t smem_bytes);
 /* Returns the cycle the response arrives (load data usable / store acknowledged), or, when
  * that needs the shared L2/DRAM, a token >= MEM_TOKEN resolved by mem_resolve at the end of
