@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,6 +532,7 @@ static void test_bad_usage(void **state)
         {"lesson", "3", "--frob", NULL},     {"lesson", "3", "--lang", "fr"},
         {"lesson", "3", "--png", NULL},      {"lesson", "list", "--check", NULL},
         {"lesson", "3", "--check", "x.txt"}, {"lesson", "3", "4", NULL},
+        {"lesson", "list", "--full", NULL},  {"lesson", "4", "--check", "--full"},
     };
     for (size_t i = 0; i < sizeof argsets / sizeof argsets[0]; i++) {
         int n = 0;
@@ -574,6 +576,90 @@ static void test_broken_lesson_file(void **state)
     tu_free(&r);
 }
 
+/* The wave row of `lesson 1` ("264 blocks of 1024 threads"): its warp instructions, model us
+ * and H200 us, and with --full the error cell; 0 when the row is not there. */
+static int wave_row(const char *out, double *insts, double *model, double *h200, double *err)
+{
+    const char *row = strstr(out, "264 blocks of 1024 threads");
+    if (!row)
+        return 0;
+    *err = 0;
+    int n = sscanf(row + strlen("264 blocks of 1024 threads"), "%lf %lf %lf %lf%%", insts, model,
+                   h200, err);
+    return n;
+}
+
+/* --full: a run that names a measured case takes that case's launch from gpu/cases.txt (the
+ * H200's), and the table adds the model's error against Nsight Compute's duration, as
+ * `warplab validate` computes it. A copy of the tree whose gpu/cases.txt gives sched_wave1 a
+ * launch of its own (132 blocks, 4 rounds: fast here, and unlike the lesson's 264 x 16), so the
+ * row must show that launch's warp instructions. */
+static void test_full_launches(void **state)
+{
+    (void)state;
+    const char *tmp = tu_tmpdir();
+    char path[4300], target[4300];
+    const char *links[] = {"lessons", "sim", "gpu/ptx", "gpu/measured", "gpu/cases-sim.txt"};
+    snprintf(path, sizeof path, "%s/gpu", tmp);
+    mkdir(path, 0777);
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, links[i]);
+        snprintf(target, sizeof target, "%s", tu_path(links[i]));
+        assert_int_equal(symlink(target, path), 0);
+    }
+    static const char launch[] = "gpu/ptx/scheduling.ptx --kernel sched_uniform --grid 132 "
+                                 "--block 1024 --arg u32[135168]:zeros --arg s32:4";
+    snprintf(path, sizeof path, "%s/gpu/cases.txt", tmp);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "# a test's own launch\nsched_wave1 %s --check 0:exact\n", launch);
+    fclose(f);
+    /* what that launch gives (--regs 9, as lesson 1's run) */
+    tu_result r;
+    int st = tu_warplab(&r, "run", tu_path("gpu/ptx/scheduling.ptx"), "--kernel", "sched_uniform",
+                        "--grid", "132", "--block", "1024", "--arg", "u32[135168]:zeros", "--arg",
+                        "s32:4", "--regs", "9", "--json", NULL);
+    const char *k = strstr(r.out, "\"warp_instructions\":");
+    const char *tk = strstr(r.out, "\"time_us\":");
+    assert_true(st == 0 && k && tk);
+    double want_insts = strtod(k + strlen("\"warp_instructions\":"), NULL);
+    double want_us = strtod(tk + strlen("\"time_us\":"), NULL);
+    tu_free(&r);
+    /* Nsight Compute's duration of the measured launch */
+    char *meas = tu_read_file(tu_path("gpu/measured/h200/sched_wave1.json"), NULL);
+    assert_non_null(meas);
+    const char *g = strstr(meas, "\"gpu_time_us\":");
+    assert_non_null(g);
+    double ncu_us = strtod(g + strlen("\"gpu_time_us\":"), NULL);
+    free(meas);
+
+    const char *old = getenv("WARPLAB_ROOT");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("WARPLAB_ROOT", tmp, 1);
+    tu_result plain, full;
+    int st_plain = tu_warplab(&plain, "lesson", "1", "--lang", "en", NULL);
+    int st_full = tu_warplab(&full, "lesson", "1", "--full", "--lang", "en", NULL);
+    if (saved)
+        setenv("WARPLAB_ROOT", saved, 1);
+    free(saved);
+    double pi, pm, ph, pe, fi, fm, fh, fe;
+    if (st_plain != 0 || wave_row(plain.out, &pi, &pm, &ph, &pe) < 3 || strstr(plain.out, " error "))
+        fail_msg("lesson 1 exited %d:\n%s\n%s", st_plain, plain.out, plain.err);
+    if (st_full != 0 || wave_row(full.out, &fi, &fm, &fh, &fe) != 4 || !strstr(full.out, " error ") ||
+        !strstr(full.out, "--full: the model ran the launches the H200"))
+        fail_msg("lesson 1 --full exited %d:\n%s\n%s", st_full, full.out, full.err);
+    if (fi != want_insts || fi == pi || fabs(fm - want_us) > 0.006)
+        fail_msg("lesson 1 --full: the wave row shows %.0f warp instructions, %.2f us; the "
+                 "launch of gpu/cases.txt gives %.0f, %.2f (without --full: %.0f)",
+                 fi, fm, want_insts, want_us, pi);
+    /* the H200 column: Nsight Compute's duration with --full, the event median without */
+    if (fabs(fh - ncu_us) > 0.051 || fabs(fe - 100.0 * (fm - fh) / fh) > 0.06)
+        fail_msg("lesson 1 --full: H200 %.1f us (Nsight Compute: %.3f), error %.1f%% (from the "
+                 "row: %.2f%%)", fh, ncu_us, fe, 100.0 * (fm - fh) / fh);
+    tu_free(&plain);
+    tu_free(&full);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -584,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_list),
         cmocka_unit_test(test_bad_usage),
         cmocka_unit_test(test_broken_lesson_file),
+        cmocka_unit_test(test_full_launches),
         cmocka_unit_test(test_lesson_table),
         cmocka_unit_test(test_student_ptx),
         cmocka_unit_test(test_student_cu),

@@ -30,7 +30,7 @@
 
 static const char usage_text[] =
     "usage: warplab lesson [list | N [--check [FILE.cu|FILE.ptx]] [--view] [--png DIR]]\n"
-    "                      [--lang en|zh]\n\n"
+    "                      [--full] [--lang en|zh]\n\n"
     "  list                 the lessons, in teaching order\n"
     "  N                    run lesson N's experiments in the model; print the table and the\n"
     "                       takeaway\n"
@@ -41,6 +41,9 @@ static const char usage_text[] =
     "                       the goals, and why\n"
     "  --view               open the viewer on the lesson's most telling trace\n"
     "  --png DIR            write the lesson's pictures into DIR (needs the viewer)\n"
+    "  --full               run the launches the H200 measured (gpu/cases.txt) instead of the\n"
+    "                       small ones: the model's time then predicts the H200 column, with\n"
+    "                       its error (slower: seconds to a minute per lesson; not with --check)\n"
     "  --lang zh            Chinese texts (also when $LANG starts with zh)\n";
 
 /* ---------------------------------------------------------------- printing */
@@ -190,6 +193,8 @@ static void print_tables(lexp_session *s)
         rcell(lexp_tr(s, "warp insts", "warp 指令"), 11);
         rcell(lexp_tr(s, "model us", "模型 us"), 10);
         rcell("H200 us", 10);
+        if (s->full)
+            rcell(lexp_tr(s, "error", "误差"), 8);
         rcell(lexp_tr(s, "occ. a/t", "实/理占用"), 10);
         rcell(lexp_tr(s, "bank cf.", "bank 冲突"), 10);
         rcell(lexp_tr(s, "branch", "分支效率"), 9);
@@ -208,31 +213,56 @@ static void print_tables(lexp_session *s)
         num_cell(e, "time_us", 10, 2, 0);
         lesson_value mv;
         char mb[32];
-        lexp_measured(e, "time_us", &mv);
+        /* --full compares as `warplab validate` does: Nsight Compute's kernel duration (caches
+         * flushed, like the model's cold start), else the cudaEvent median */
+        if (s->full)
+            lexp_measured(e, "ncu.gpu_time_us", &mv);
+        if (!s->full || mv.kind != LESSON_V_NUM)
+            lexp_measured(e, "time_us", &mv);
         if (mv.kind == LESSON_V_NUM)
             snprintf(mb, sizeof mb, "%.1f", mv.num);
         else
             snprintf(mb, sizeof mb, "-");
         printf("%10s", mb);
+        if (s->full) {
+            lesson_value pv;
+            lexp_run_metric(e, "time_us", &pv);
+            if (mv.kind == LESSON_V_NUM && pv.kind == LESSON_V_NUM && mv.num > 0)
+                printf("%+7.1f%%", 100.0 * (pv.num - mv.num) / mv.num);
+            else
+                printf("%8s", "-");
+        }
         occ_cell(e, 10);
         num_cell(e, "shared_bank_conflicts", 10, 0, 0);
         num_cell(e, "branch_efficiency", 9, 0, 1);
         top_stalls(e, ts, sizeof ts);
         printf("  %s\n", ts);
     }
-    if (l->nruns)
+    if (l->nruns && s->full)
+        printf("\n  %s\n", lexp_tr(s,
+               "n/m = not modelled yet; '-' = not measured yet; \"H200:\" = Nsight Compute's "
+               "stall reasons on the H200.\n  occ. a/t = achieved / theoretical occupancy (lesson "
+               "3). --full: the model ran the launches the H200\n  measured (gpu/cases.txt); "
+               "H200 us = Nsight Compute's kernel duration where it was collected, as\n  "
+               "warplab validate compares (docs/validation.md); error = model against it. The "
+               "pictures\n  keep the small launches.",
+               "n/m = 模型尚未给出；'-' = 尚无实测；“H200:” = Nsight Compute 在 H200 上测得的停顿原因。\n"
+               "  实/理占用 = 实际 / 理论占用率（第 3 课）。--full：模型运行的是 H200 实测过的启动配置\n"
+               "  （gpu/cases.txt）；H200 us = Nsight Compute 测得的 kernel 时长（如有），与 warplab validate\n"
+               "  的比较方式相同（docs/validation.md）；误差 = 模型相对它的偏差。图片仍使用小规模启动。"));
+    else if (l->nruns)
         printf("\n  %s\n", lexp_tr(s,
                "n/m = not modelled yet; '-' = not measured yet; \"H200:\" = Nsight Compute's "
                "stall reasons on the H200.\n  occ. a/t = achieved / theoretical occupancy: the "
                "warp slots the run kept filled on average / what its block size,\n  registers "
                "and shared memory allow (lesson 3).\n  The model runs the small launches of "
                "gpu/cases-sim.txt, the H200 the full-size ones of gpu/cases.txt:\n  compare "
-               "ratios between rows, not absolute times.",
+               "ratios between rows, not absolute times (--full runs the H200's launches).",
                "n/m = 模型尚未给出；'-' = 尚无实测；“H200:” = Nsight Compute 在 H200 上测得的停顿原因。\n"
                "  实/理占用 = 实际 / 理论占用率：运行中平均占用了 64 个 warp 槽位的几成，以及 block 大小、\n"
                "  寄存器和共享内存允许的上限（第 3 课）。\n"
                "  模型跑的是 gpu/cases-sim.txt 里的小规模启动，H200 实测的是 gpu/cases.txt 里的完整规模：\n"
-               "  请比较行与行之间的比值，而不是绝对时间。"));
+               "  请比较行与行之间的比值，而不是绝对时间（--full 运行 H200 的启动配置）。"));
 }
 
 /* ---------------------------------------------------------------- student's kernel */
@@ -641,7 +671,7 @@ int cmd_lesson(int argc, char **argv)
         return WL_OK;
     }
     const char *which = NULL, *check_file = NULL, *png_dir = NULL, *lang = NULL;
-    int check = 0, view = 0;
+    int check = 0, view = 0, full = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--check")) {
@@ -650,6 +680,8 @@ int cmd_lesson(int argc, char **argv)
                 check_file = argv[++i];
         } else if (!strcmp(a, "--view")) {
             view = 1;
+        } else if (!strcmp(a, "--full")) {
+            full = 1;
         } else if (!strcmp(a, "--png") || !strcmp(a, "--lang")) {
             if (i + 1 >= argc)
                 return cli_usage_error(CMD, "%s needs a value", a);
@@ -666,11 +698,16 @@ int cmd_lesson(int argc, char **argv)
     }
     if (lang && strcmp(lang, "en") && strcmp(lang, "zh"))
         return cli_usage_error(CMD, "--lang takes en or zh, not '%s'", lang);
+    /* the claims and goals are written for the lesson's own launches (a loop's divergence, say,
+     * is diluted by the H200 case's many more trips) */
+    if (full && check)
+        return cli_usage_error(CMD, "--full is for the table: --check verifies the lesson's "
+                                    "claims on its own launches");
     int zh = wants_zh(lang);
     const char *root = cli_root_dir();
     if (!which || !strcmp(which, "list")) {
-        if (check || view || png_dir)
-            return cli_usage_error(CMD, "--check, --view and --png need a lesson number");
+        if (check || view || png_dir || full)
+            return cli_usage_error(CMD, "--check, --view, --png and --full need a lesson number");
         return do_list(root, zh);
     }
     char *end;
@@ -691,6 +728,7 @@ int cmd_lesson(int argc, char **argv)
     if (s && l && load_entry(root, &v[k], l) == WL_OK) {
         s->l = l;
         s->zh = zh;
+        s->full = full;
         snprintf(s->root, sizeof s->root, "%s", root);
         snprintf(s->dir, sizeof s->dir, "%s/lessons/%s", root, v[k].dir);
         ssize_t m = readlink("/proc/self/exe", s->self, sizeof s->self - 1);

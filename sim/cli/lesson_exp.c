@@ -121,17 +121,18 @@ const char *lexp_tr(const lexp_session *s, const char *en, const char *zh)
     return s->zh && zh && *zh ? zh : en;
 }
 
-/* Appends the launch of case `name` from gpu/cases-sim.txt to av (tokens after the name;
- * the PTX path made absolute; --check pairs dropped). *store keeps the strings. */
-static int case_argv(lexp_session *s, const char *name, const char *ptx_override,
-                     const char *kernel_override, const char **av, int *ac, char *store, size_t cap,
-                     char *err, size_t errn)
+/* Appends the launch of case `name` from `file` (gpu/cases-sim.txt, the small launches, or
+ * gpu/cases.txt, the H200's) to av (tokens after the name; the PTX path made absolute;
+ * --check pairs dropped). *store keeps the strings. */
+static int case_argv(lexp_session *s, const char *file, const char *name,
+                     const char *ptx_override, const char *kernel_override, const char **av,
+                     int *ac, char *store, size_t cap, char *err, size_t errn)
 {
     char path[1200];
-    snprintf(path, sizeof path, "%s/gpu/cases-sim.txt", s->root);
+    snprintf(path, sizeof path, "%s/%s", s->root, file);
     char *text = lesson_read_file(path, NULL);
     if (!text) {
-        snprintf(err, errn, "cannot read gpu/cases-sim.txt");
+        snprintf(err, errn, "cannot read %s", file);
         return -1;
     }
     size_t used = 0;
@@ -174,7 +175,7 @@ static int case_argv(lexp_session *s, const char *name, const char *ptx_override
     }
     free(text);
     if (!found)
-        snprintf(err, errn, "no case '%s' in gpu/cases-sim.txt", name);
+        snprintf(err, errn, "no case '%s' in %s", name, file);
     return found ? 0 : -1;
 }
 
@@ -252,9 +253,14 @@ void lexp_run(lexp_session *s, const lesson_run *r, lexp_result *e, const char *
         av[ac++] = "--regs";
         av[ac++] = regs;
     }
-    if (r->case_name[0]) {
-        if (case_argv(s, r->case_name, student_ptx, entry, av, &ac, store, sizeof store,
+    const char *measured = r->measured[0] ? r->measured : r->case_name;
+    if (s->full && measured[0] && !student_ptx && !trace && !dump && !s->sanitize) {
+        if (case_argv(s, "gpu/cases.txt", measured, NULL, NULL, av, &ac, store, sizeof store,
                       e->error, sizeof e->error))
+            return;
+    } else if (r->case_name[0]) {
+        if (case_argv(s, "gpu/cases-sim.txt", r->case_name, student_ptx, entry, av, &ac, store,
+                      sizeof store, e->error, sizeof e->error))
             return;
     } else {
         snprintf(buf, sizeof buf, "%s/%s", s->root, r->ptx);
@@ -298,7 +304,7 @@ void lexp_run(lexp_session *s, const lesson_run *r, lexp_result *e, const char *
     av[ac] = NULL;
     run_json(av, e);
     if (!student_ptx)
-        load_measured(s, r->measured[0] ? r->measured : r->case_name, e);
+        load_measured(s, measured, e);
 }
 
 /* blocks_per_sm that CUDA's occupancy API gave on the H200 for this launch, or -1. */

@@ -38,6 +38,9 @@ typedef struct {
     lexp_result student;
     int has_student;
     int sanitize;     /* 1: lexp_run adds --sanitize (functional, race warnings), no trace */
+    int full;         /* 1: a run with a measured case takes that case's launch from
+                         gpu/cases.txt, the one the H200 ran (`lesson N --full`); traces,
+                         dumps and a student's kernel keep the lesson's small launch */
     arch_t lesson_arch;
 } lexp_session;
 
