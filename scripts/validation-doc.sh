@@ -30,6 +30,14 @@ awk -v tf="$table" '
     /<!-- validation-table:begin -->/ { print; while ((getline l < tf) > 0) print l; skip = 1; next }
     /<!-- validation-table:end -->/ { skip = 0 }
     !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
+# the instruction counts against Nsight Compute's (gpu/measured/h200/ncu-counts/)
+if grep -q '<!-- instruction-counts:begin -->' "$doc"; then
+    python3 "$root/scripts/ncu-counts.py" "$json" --markdown > "$table"
+    awk -v tf="$table" '
+        /<!-- instruction-counts:begin -->/ { print; while ((getline l < tf) > 0) print l; skip = 1; next }
+        /<!-- instruction-counts:end -->/ { skip = 0 }
+        !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
+fi
 mkdir -p "$root/docs/images"
 "$wl" validate --arch h200 --predictions "$json" --png "$root/docs/images/validation-scatter.png" > /dev/null
 echo "validation-doc.sh: updated docs/validation.md and docs/images/validation-scatter.png from $json"
