@@ -57,17 +57,19 @@ def main():
         print(f"{'case':22s} {'model PTX':>12s} {'H200 SASS':>12s} {'ratio':>6s} {'H200 ld+st':>11s} {'time err':>8s}")
         for n, m, s, r, g, e in out:
             print(f"{n:22s} {m:12.0f} {s:12.0f} {r:6.2f} {g:11.0f} {e:+7.1f}%")
+    n = len(out)
+    if n == 0:
+        sys.exit("ncu-counts.py: no case of the validate file has Nsight Compute counts")
     lr = [math.log(r) for _, _, _, r, _, _ in out]
     er = [e for *_, e in out]
-    n = len(out)
     ml, me = sum(lr) / n, sum(er) / n
     cov = sum((a - ml) * (b - me) for a, b in zip(lr, er))
     sl = math.sqrt(sum((a - ml) ** 2 for a in lr))
     se = math.sqrt(sum((b - me) ** 2 for b in er))
-    geo = math.exp(ml)
-    print(f"\n{n} cases; model/H200 instruction ratio: geometric mean {geo:.2f}, "
+    corr = f"{cov / (sl * se):+.2f}" if sl > 0 and se > 0 else "-"
+    print(f"\n{n} cases; model/H200 instruction ratio: geometric mean {math.exp(ml):.2f}, "
           f"{min(r for *_, r, _, _ in out):.2f} .. {max(r for *_, r, _, _ in out):.2f}; "
-          f"correlation of log ratio with time error: {cov / (sl * se):+.2f}")
+          f"correlation of log ratio with time error: {corr}")
 
 
 if __name__ == "__main__":
