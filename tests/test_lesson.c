@@ -593,20 +593,36 @@ static int wave_row(const char *out, double *insts, double *model, double *h200,
  * H200's), and the table adds the model's error against Nsight Compute's duration, as
  * `warplab validate` computes it. A copy of the tree whose gpu/cases.txt gives sched_wave1 a
  * launch of its own (132 blocks, 4 rounds: fast here, and unlike the lesson's 264 x 16), so the
- * row must show that launch's warp instructions. */
+ * row must show that launch's warp instructions; its lesson 1 has a second row naming the same
+ * case, which --full runs once. */
 static void test_full_launches(void **state)
 {
     (void)state;
     const char *tmp = tu_tmpdir();
     char path[4300], target[4300];
-    const char *links[] = {"lessons", "sim", "gpu/ptx", "gpu/measured", "gpu/cases-sim.txt"};
-    snprintf(path, sizeof path, "%s/gpu", tmp);
-    mkdir(path, 0777);
+    const char *links[] = {"sim", "gpu/ptx", "gpu/measured", "gpu/cases-sim.txt",
+                           "lessons/01-hardware-map/fill_sm.ptx"};
+    const char *dirs[] = {"gpu", "lessons", "lessons/01-hardware-map"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, dirs[i]);
+        mkdir(path, 0777);
+    }
     for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", tmp, links[i]);
         snprintf(target, sizeof target, "%s", tu_path(links[i]));
         assert_int_equal(symlink(target, path), 0);
     }
+    /* lesson 1 with a second row naming the same measured case: with --full it runs once */
+    char *ini = tu_read_file(tu_path("lessons/01-hardware-map/lesson.ini"), NULL);
+    assert_non_null(ini);
+    snprintf(path, sizeof path, "%s/lessons/01-hardware-map/lesson.ini", tmp);
+    FILE *li = fopen(path, "w");
+    assert_non_null(li);
+    fprintf(li, "%s\n[run.again]\nptx = gpu/ptx/scheduling.ptx\nkernel = sched_uniform\nregs = 9\n"
+                "grid = 264\nblock = 1024\nargs = u32[270336]:zeros s32:16\n"
+                "measured = sched_wave1\nlabel = the same case again\nlabel_zh = again\n", ini);
+    fclose(li);
+    free(ini);
     static const char launch[] = "gpu/ptx/scheduling.ptx --kernel sched_uniform --grid 132 "
                                  "--block 1024 --arg u32[135168]:zeros --arg s32:4";
     snprintf(path, sizeof path, "%s/gpu/cases.txt", tmp);
@@ -648,6 +664,14 @@ static void test_full_launches(void **state)
     if (st_full != 0 || wave_row(full.out, &fi, &fm, &fh, &fe) != 4 || !strstr(full.out, " error ") ||
         !strstr(full.out, "--full: the model ran the launches the H200"))
         fail_msg("lesson 1 --full exited %d:\n%s\n%s", st_full, full.out, full.err);
+    /* the second row: the same numbers, from the one run */
+    const char *again = strstr(full.out, "the same case again");
+    double ai = -1, am = -1;
+    if (!again || sscanf(again + strlen("the same case again"), "%lf %lf", &ai, &am) != 2 ||
+        ai != fi || am != fm || strstr(full.err, "running again") ||
+        !strstr(full.err, "running wave") || !strstr(plain.err, "running again"))
+        fail_msg("lesson 1 --full: the repeated case should show the wave row's numbers (%.0f, "
+                 "%.2f) without a run of its own:\n%s\n%s", fi, fm, full.out, full.err);
     if (fi != want_insts || fi == pi || fabs(fm - want_us) > 0.006)
         fail_msg("lesson 1 --full: the wave row shows %.0f warp instructions, %.2f us; the "
                  "launch of gpu/cases.txt gives %.0f, %.2f (without --full: %.0f)",

@@ -43,7 +43,7 @@ static const char usage_text[] =
     "  --png DIR            write the lesson's pictures into DIR (needs the viewer)\n"
     "  --full               run the launches the H200 measured (gpu/cases.txt) instead of the\n"
     "                       small ones: the model's time then predicts the H200 column, with\n"
-    "                       its error (slower: seconds to a minute per lesson; not with --check)\n"
+    "                       its error (slower: up to a few minutes a lesson; not with --check)\n"
     "  --lang zh            Chinese texts (also when $LANG starts with zh)\n";
 
 /* ---------------------------------------------------------------- printing */

@@ -121,6 +121,17 @@ const char *lexp_tr(const lexp_session *s, const char *en, const char *zh)
     return s->zh && zh && *zh ? zh : en;
 }
 
+/* The measured case a run names (measured =, else case =), "" for none. */
+static const char *measured_case(const lesson_run *r)
+{
+    return r->measured[0] ? r->measured : r->case_name;
+}
+
+static int same_full_launch(const lesson_run *a, const lesson_run *b)
+{
+    return measured_case(a)[0] && !strcmp(measured_case(a), measured_case(b)) && a->regs == b->regs;
+}
+
 /* Appends the launch of case `name` from `file` (gpu/cases-sim.txt, the small launches, or
  * gpu/cases.txt, the H200's) to av (tokens after the name; the PTX path made absolute;
  * --check pairs dropped). *store keeps the strings. */
@@ -253,7 +264,7 @@ void lexp_run(lexp_session *s, const lesson_run *r, lexp_result *e, const char *
         av[ac++] = "--regs";
         av[ac++] = regs;
     }
-    const char *measured = r->measured[0] ? r->measured : r->case_name;
+    const char *measured = measured_case(r);
     if (s->full && measured[0] && !student_ptx && !trace && !dump && !s->sanitize) {
         if (case_argv(s, "gpu/cases.txt", measured, NULL, NULL, av, &ac, store, sizeof store,
                       e->error, sizeof e->error))
@@ -360,6 +371,18 @@ void lexp_run_all(lexp_session *s)
     for (int i = 0; i < l->noccs; i++)
         do_occ(s, &l->occs[i], &s->occs[i]);
     for (int i = 0; i < l->nruns; i++) {
+        /* --full: rows that name the same measured case (with the same register count) run the
+         * same launch, so it runs once (lesson 4's two "no branch" rows are div_none) */
+        int j = i;
+        while (s->full && j-- > 0 && !same_full_launch(&l->runs[i], &l->runs[j]))
+            ;
+        if (s->full && j >= 0) {
+            lexp_result *e = &s->runs[i];
+            *e = s->runs[j];
+            e->json = s->runs[j].json ? cJSON_Duplicate(s->runs[j].json, 1) : NULL;
+            e->measured = s->runs[j].measured ? cJSON_Duplicate(s->runs[j].measured, 1) : NULL;
+            continue;
+        }
         fprintf(stderr, "%s %s ...\n", lexp_tr(s, "running", "运行"), l->runs[i].name);
         lexp_run(s, &l->runs[i], &s->runs[i], NULL, NULL, NULL);
     }
