@@ -26,17 +26,18 @@ trap 'rm -f "$table"' EXIT
 "$wl" validate --arch h200 --predictions "$json" --markdown > "$table" || true
 doc=$root/docs/validation.md
 grep -q '<!-- validation-table:begin -->' "$doc" || { echo "validation-doc.sh: no table markers in $doc" >&2; exit 1; }
-awk -v tf="$table" '
-    /<!-- validation-table:begin -->/ { print; while ((getline l < tf) > 0) print l; skip = 1; next }
-    /<!-- validation-table:end -->/ { skip = 0 }
-    !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
+# splice NAME: replaces what lies between <!-- NAME:begin --> and <!-- NAME:end --> by $table
+splice() {
+    awk -v tf="$table" -v b="<!-- $1:begin -->" -v e="<!-- $1:end -->" '
+        index($0, b) { print; while ((getline l < tf) > 0) print l; skip = 1; next }
+        index($0, e) { skip = 0 }
+        !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
+}
+splice validation-table
 # the instruction counts against Nsight Compute's (gpu/measured/h200/ncu-counts/)
 if grep -q '<!-- instruction-counts:begin -->' "$doc"; then
     python3 "$root/scripts/ncu-counts.py" "$json" --markdown > "$table"
-    awk -v tf="$table" '
-        /<!-- instruction-counts:begin -->/ { print; while ((getline l < tf) > 0) print l; skip = 1; next }
-        /<!-- instruction-counts:end -->/ { skip = 0 }
-        !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
+    splice instruction-counts
 fi
 mkdir -p "$root/docs/images"
 "$wl" validate --arch h200 --predictions "$json" --png "$root/docs/images/validation-scatter.png" > /dev/null

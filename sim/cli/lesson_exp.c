@@ -129,7 +129,8 @@ static const char *measured_case(const lesson_run *r)
 
 static int same_full_launch(const lesson_run *a, const lesson_run *b)
 {
-    return measured_case(a)[0] && !strcmp(measured_case(a), measured_case(b)) && a->regs == b->regs;
+    return measured_case(a)[0] && !strcmp(measured_case(a), measured_case(b)) &&
+           a->regs == b->regs;
 }
 
 /* Appends the launch of case `name` from `file` (gpu/cases-sim.txt, the small launches, or
