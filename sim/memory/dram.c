@@ -37,6 +37,7 @@ struct dram {
     uint64_t bytes;
     double peak;                /* bytes per cycle of all channels */
     double queue_cycles, tau;
+    double inv_tau, inv_peak, inv_read, inv_write; /* reciprocals */
     double rate, rate_t;        /* moving average of bytes per cycle, and its time */
     double rate_w, rate_f;      /* the same for written bytes, and for bytes x f */
     int has_eff;
@@ -61,14 +62,19 @@ dram_t *dram_create(uint32_t channels, double bytes_per_cycle, double queue_cycl
     d->peak = bytes_per_cycle;
     d->queue_cycles = bytes_per_cycle > 0 ? queue_cycles : 0.0;
     d->tau = tau > 1 ? tau : 1;
+    d->inv_tau = 1.0 / d->tau;
+    d->inv_peak = bytes_per_cycle > 0 ? 1.0 / bytes_per_cycle : 0.0;
     return d;
 }
 
 void dram_set_efficiency(dram_t *d, const dram_eff *e)
 {
     d->has_eff = e != NULL;
-    if (e)
+    if (e) {
         d->eff = *e;
+        d->inv_read = 1.0 / e->read;
+        d->inv_write = 1.0 / e->write;
+    }
 }
 
 void dram_destroy(dram_t *d)
@@ -91,17 +97,18 @@ static double moving_averages(dram_t *d, uint64_t t, uint32_t bytes, int write)
         d->rate_f *= k;
         d->rate_t = (double)t;
     }
-    d->rate += (double)bytes / d->tau;
+    double b = (double)bytes * d->inv_tau;
+    d->rate += b;
     if (write)
-        d->rate_w += (double)bytes / d->tau;
+        d->rate_w += b;
     double f = 1.0;
     if (d->has_eff) {
         const dram_eff *e = &d->eff;
         double w = d->rate > 0 ? d->rate_w / d->rate : 0.0;
-        f = (1.0 - w) / e->read + w / e->write + e->turnaround * w * (1.0 - w) +
+        f = (1.0 - w) * d->inv_read + w * d->inv_write + e->turnaround * w * (1.0 - w) +
             (bytes < e->line_bytes ? e->partial : 0.0);
     }
-    d->rate_f += (double)bytes * f / d->tau;
+    d->rate_f += b * f;
     return f;
 }
 
@@ -121,7 +128,7 @@ uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int
     *fr = start + (double)bytes * d->cycles_per_byte * f;
     double wait = start - (double)t;
     if (d->queue_cycles > 0) {
-        double u = d->rate_f / d->peak;
+        double u = d->rate_f * d->inv_peak;
         u = u < DRAM_U_MAX ? u : DRAM_U_MAX;
         wait += d->queue_cycles * u / (1.0 - u);
     }
