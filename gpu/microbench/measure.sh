@@ -28,6 +28,10 @@
 #                    Compute (--cache-control all: caches flushed before each): DRAM bytes read
 #                    and written per launch, i.e. how much written data the L2 still holds dirty
 #                    at a kernel's end; l2dirty.json "l2_bw": the L2's store and load bandwidth
+#   placement.json   lesson 10's uneven blocks (sched_uneven, 264 x 1024 and 2112 x 128), 400
+#                    launches each: event time and, with the timeline probe, which SM each
+#                    block ran on, the heaviest SM's work and the probe's span, per launch;
+#                    placement-ncu-b1024.csv, -b128.csv: Nsight Compute's duration of 40 launches
 #   sass.txt         cuobjdump -sass of the programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
 # PROGRAMS="blocklife sreg" (say) runs only those.
@@ -49,7 +53,7 @@ say "microbench measure.sh: arch=$arch out=$out"
 { nvidia-smi; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv; nvcc --version; } >> "$log" 2>&1
 
 rc=0
-programs=${PROGRAMS:-latency throughput dram warpsync smem blocklife sreg ldc l2dirty}
+programs=${PROGRAMS:-latency throughput dram warpsync smem blocklife sreg ldc l2dirty placement}
 for p in $programs; do
     say "build $p"
     if ! nvcc -arch="$arch" -O3 -std=c++17 -o "$work/$p" "$here/$p.cu" >> "$log" 2>&1; then
@@ -69,6 +73,20 @@ for p in $programs; do
         else
             say "$p ncu FAILED (exit $?)"; rc=1
         fi
+    fi
+    if [ "$p" = placement ] && command -v ncu > /dev/null 2>&1; then
+        # Nsight Compute's duration of the first 40 plain launches of each configuration (the
+        # kernel filter counts only pl_plain: b1024's are launches 0-402, b128's from 403)
+        for v in "b1024 0" "b128 403"; do
+            set -- $v
+            if timeout 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
+                -k pl_plain --launch-skip "$2" --launch-count 40 --log-file "$out/$p-ncu-$1.csv" \
+                "$work/$p" > /dev/null 2>> "$log"; then
+                say "$p ncu $1 done"
+            else
+                say "$p ncu $1 FAILED (exit $?)"; rc=1
+            fi
+        done
     fi
     if [ "$p" = blocklife ]; then # the same copy with 2 and 4 floats per thread
         for v in 2 4; do

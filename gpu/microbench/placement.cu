@@ -1,0 +1,196 @@
+// placement.cu: where the block scheduler puts the blocks of one launch, launch after launch, and
+// what that does to the kernel's time (lesson 10, the sched_uneven cases of gpu/cases.txt).
+//
+// sched_uneven gives block b (b % 8 + 1) eighths of the work. With 1024-thread blocks two fit per
+// SM (264 blocks: one wave on 132 SMs), so the kernel lasts as long as the SM whose two blocks
+// carry the most work. If block b always shared its SM with block b + 132 (132 % 8 = 4), the
+// heaviest SM would carry 4 + 8 = 12 eighths; a pair of two 8s carries 16. Whether such pairs
+// occur depends on which SM the hardware hands each block, which this program records.
+//
+// For each launch configuration (b1024: 264 x 1024, b128: 2112 x 128, iters 2048 as in
+// gpu/cases.txt) it times RUNS launches of the plain kernel back to back (one cudaEvent between
+// consecutive launches, as the harness's warm series) and RUNS launches of the same kernel with
+// the harness's timeline probe (gpu/kernels/wl_probe.h: %smid and %globaltimer per warp), each
+// between its own pair of events. Per probed launch it reports the event time, the probe's span
+// (first warp start to last warp end), the largest work of one SM in eighths (the sum of
+// b % 8 + 1 over the blocks the probe saw on it) and how many SMs carry it. Nothing here is
+// typed by hand: every number is what the GPU reported.
+#define WL_PROBE
+#include "../kernels/wl_probe.h"
+#include "../kernels/wl_math.h"
+#include "mb_common.cuh"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#define ITERS 2048
+#define RUNS 400
+
+// The body of gpu/kernels/scheduling.cu's sched_uneven, with and without the probe.
+__global__ void pl_plain(unsigned *out, int iters)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    int trip = (int)((blockIdx.x % 8 + 1) * (unsigned)iters / 8);
+    out[i] = wl_path_a(wl_mix(i), trip);
+}
+
+__global__ void pl_probe(unsigned *out, int iters)
+{
+    wl_probe_begin();
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    int trip = (int)((blockIdx.x % 8 + 1) * (unsigned)iters / 8);
+    out[i] = wl_path_a(wl_mix(i), trip);
+    wl_probe_end();
+}
+
+static double pct(std::vector<double> v, double p)
+{
+    std::sort(v.begin(), v.end());
+    return v[(size_t)(p * (double)(v.size() - 1) + 0.5)];
+}
+
+static void stats(const char *key, const std::vector<double> &v, int last)
+{
+    double mean = 0;
+    for (double x : v)
+        mean += x;
+    mean /= (double)v.size();
+    printf("      \"%s\": {\"runs\": %zu, \"median\": %.3f, \"p10\": %.3f, \"p90\": %.3f, "
+           "\"min\": %.3f, \"max\": %.3f, \"mean\": %.3f}%s\n",
+           key, v.size(), pct(v, 0.5), pct(v, 0.1), pct(v, 0.9), pct(v, 0.0), pct(v, 1.0), mean,
+           last ? "" : ",");
+}
+
+static void variant(mb_json *j, const char *name, int grid, int block)
+{
+    unsigned *out;
+    size_t n = (size_t)grid * block;
+    MB_CHECK(cudaMalloc(&out, n * sizeof *out));
+    int wpb = (block + 31) / 32;
+    size_t recs = (size_t)grid * wpb;
+    wl_probe_rec *buf;
+    MB_CHECK(cudaMalloc(&buf, recs * RUNS * sizeof *buf));
+    unsigned cap = (unsigned)recs;
+    MB_CHECK(cudaMemcpyToSymbol(wl_probe_cap, &cap, sizeof cap));
+
+    // warm-up
+    for (int k = 0; k < 3; ++k)
+        pl_plain<<<grid, block>>>(out, ITERS);
+    MB_CHECK(cudaDeviceSynchronize());
+
+    // plain launches back to back: run i = ev[i] .. ev[i + 1]
+    std::vector<cudaEvent_t> ev(2 * RUNS + 1);
+    for (cudaEvent_t &e : ev)
+        MB_CHECK(cudaEventCreate(&e));
+    MB_CHECK(cudaEventRecord(ev[0]));
+    for (int r = 0; r < RUNS; ++r) {
+        pl_plain<<<grid, block>>>(out, ITERS);
+        MB_CHECK(cudaEventRecord(ev[r + 1]));
+    }
+    MB_CHECK(cudaEventSynchronize(ev[RUNS]));
+    std::vector<double> plain(RUNS);
+    for (int r = 0; r < RUNS; ++r) {
+        float ms;
+        MB_CHECK(cudaEventElapsedTime(&ms, ev[r], ev[r + 1]));
+        plain[r] = ms * 1e3;
+    }
+
+    // probed launches, each into its own part of buf, between its own pair of events
+    for (int r = 0; r < RUNS; ++r) {
+        wl_probe_rec *p = buf + (size_t)r * recs;
+        MB_CHECK(cudaMemcpyToSymbolAsync(wl_probe_buf, &p, sizeof p));
+        MB_CHECK(cudaEventRecord(ev[2 * r]));
+        pl_probe<<<grid, block>>>(out, ITERS);
+        MB_CHECK(cudaEventRecord(ev[2 * r + 1]));
+    }
+    MB_CHECK(cudaEventSynchronize(ev[2 * RUNS - 1]));
+    MB_CHECK(cudaGetLastError());
+    std::vector<wl_probe_rec> h(recs * RUNS);
+    MB_CHECK(cudaMemcpy(h.data(), buf, h.size() * sizeof h[0], cudaMemcpyDeviceToHost));
+
+    int nsm = 0;
+    MB_CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    std::vector<double> pev(RUNS), span(RUNS);
+    std::vector<int> maxw(RUNS), atmax(RUNS);
+    std::vector<std::vector<int>> first_sm(RUNS);
+    for (int r = 0; r < RUNS; ++r) {
+        float ms;
+        MB_CHECK(cudaEventElapsedTime(&ms, ev[2 * r], ev[2 * r + 1]));
+        pev[r] = ms * 1e3;
+        const wl_probe_rec *p = h.data() + (size_t)r * recs;
+        unsigned long long t0 = ~0ull, t1 = 0;
+        std::vector<int> w(nsm, 0);
+        first_sm[r].resize(grid);
+        for (int b = 0; b < grid; ++b) {
+            first_sm[r][b] = (int)p[(size_t)b * wpb].smid;
+            if (first_sm[r][b] < nsm)
+                w[first_sm[r][b]] += b % 8 + 1;
+            for (int k = 0; k < wpb; ++k) {
+                t0 = std::min(t0, p[(size_t)b * wpb + k].start);
+                t1 = std::max(t1, p[(size_t)b * wpb + k].end);
+            }
+        }
+        span[r] = (double)(t1 - t0) * 1e-3;
+        maxw[r] = *std::max_element(w.begin(), w.end());
+        atmax[r] = (int)std::count(w.begin(), w.end(), maxw[r]);
+    }
+
+    mb_key(j, name);
+    printf("{\n      \"grid\": %d, \"block\": %d, \"iters\": %d,\n", grid, block, ITERS);
+    stats("plain_event_us", plain, 0);
+    stats("probe_event_us", pev, 0);
+    stats("probe_span_us", span, 0);
+    // launches grouped by the heaviest SM's work
+    std::map<int, std::vector<double>> by_ev, by_span;
+    for (int r = 0; r < RUNS; ++r) {
+        by_ev[maxw[r]].push_back(pev[r]);
+        by_span[maxw[r]].push_back(span[r]);
+    }
+    printf("      \"by_max_sm_eighths\": {");
+    int first = 1;
+    for (auto &kv : by_ev) {
+        printf("%s\n        \"%d\": {\"launches\": %zu, \"event_us_median\": %.3f, "
+               "\"span_us_median\": %.3f, \"span_us_min\": %.3f, \"span_us_max\": %.3f}",
+               first ? "" : ",", kv.first, kv.second.size(), pct(kv.second, 0.5),
+               pct(by_span[kv.first], 0.5), pct(by_span[kv.first], 0.0),
+               pct(by_span[kv.first], 1.0));
+        first = 0;
+    }
+    printf("\n      },\n      \"plain_event_us_all\": [");
+    for (int r = 0; r < RUNS; ++r)
+        printf("%s%.3f", r ? ", " : "", plain[r]);
+    printf("],\n      \"probe_launches\": [");
+    for (int r = 0; r < RUNS; ++r)
+        printf("%s\n        [%.3f, %.3f, %d, %d]", r ? "," : "", pev[r], span[r], maxw[r],
+               atmax[r]);
+    printf("\n      ],\n      \"probe_launches_columns\": [\"event_us\", \"span_us\", "
+           "\"max_sm_eighths\", \"sms_at_max\"],\n");
+    // the block -> SM map of the first probed launch and of the first with the largest work
+    int slow = (int)(std::max_element(maxw.begin(), maxw.end()) - maxw.begin());
+    int fast = (int)(std::min_element(maxw.begin(), maxw.end()) - maxw.begin());
+    const int show[2] = {fast, slow};
+    const char *label[2] = {"sm_of_block_lightest", "sm_of_block_heaviest"};
+    for (int s = 0; s < 2; ++s) {
+        printf("      \"%s\": {\"launch\": %d, \"sm\": [", label[s], show[s]);
+        for (int b = 0; b < grid; ++b)
+            printf("%s%d", b ? "," : "", first_sm[show[s]][b]);
+        printf("]}%s\n", s ? "" : ",");
+    }
+    printf("    }");
+    fflush(stdout);
+    for (cudaEvent_t &e : ev)
+        MB_CHECK(cudaEventDestroy(e));
+    MB_CHECK(cudaFree(buf));
+    MB_CHECK(cudaFree(out));
+}
+
+int main()
+{
+    mb_begin("placement");
+    mb_json j = {1};
+    variant(&j, "b1024", 264, 1024);
+    variant(&j, "b128", 2112, 128);
+    mb_end();
+    return 0;
+}
