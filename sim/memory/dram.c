@@ -37,7 +37,9 @@ struct dram {
     uint64_t bytes;
     double peak;                /* bytes per cycle of all channels */
     double queue_cycles, tau;
-    double inv_tau, inv_peak, inv_read, inv_write; /* reciprocals */
+    /* 1 / tau, 1 / peak, 1 / eff.read, 1 / eff.write: every transfer runs the averages, whose
+     * divisions were a chain the host waited on (docs/performance.md, thirty-fourth session) */
+    double inv_tau, inv_peak, inv_read, inv_write;
     double rate, rate_t;        /* moving average of bytes per cycle, and its time */
     double rate_w, rate_f;      /* the same for written bytes, and for bytes x f */
     int has_eff;
