@@ -13,8 +13,13 @@
 // the harness's timeline probe (gpu/kernels/wl_probe.h: %smid and %globaltimer per warp), each
 // between its own pair of events. Per probed launch it reports the event time, the probe's span
 // (first warp start to last warp end), the largest work of one SM in eighths (the sum of
-// b % 8 + 1 over the blocks the probe saw on it) and how many SMs carry it. Nothing here is
-// typed by hand: every number is what the GPU reported.
+// b % 8 + 1 over the blocks the probe saw on it) and how many SMs carry it.
+//
+// "after_k_blocks": does the placement depend on what ran before? Before each probed b1024
+// launch, a launch of k one-warp blocks that do nothing (k = 0: none), REPS times per k; per
+// launch the heaviest SM's work, the probe's span and the SMs of blocks 0 and 1, and for the
+// first of each k the SM of each of the first 132 blocks. Nothing here is typed by hand: every
+// number is what the GPU reported.
 #define WL_PROBE
 #include "../kernels/wl_probe.h"
 #include "../kernels/wl_math.h"
@@ -42,6 +47,12 @@ __global__ void pl_probe(unsigned *out, int iters)
     int trip = (int)((blockIdx.x % 8 + 1) * (unsigned)iters / 8);
     out[i] = wl_path_a(wl_mix(i), trip);
     wl_probe_end();
+}
+
+__global__ void pl_tick(unsigned *sink)
+{
+    if (threadIdx.x == 0 && sink[0] == 12345u) // never true: the block does nothing
+        sink[1] = blockIdx.x;
 }
 
 static double pct(std::vector<double> v, double p)
@@ -185,12 +196,86 @@ static void variant(mb_json *j, const char *name, int grid, int block)
     MB_CHECK(cudaFree(out));
 }
 
+// The heaviest SM's work (eighths) of one probed launch of grid x block, and its span (us).
+static int probe_once(unsigned *out, wl_probe_rec *buf, int grid, int block, int nsm,
+                      std::vector<int> &sm_of, double *span_us)
+{
+    int wpb = (block + 31) / 32;
+    size_t recs = (size_t)grid * wpb;
+    pl_probe<<<grid, block>>>(out, ITERS);
+    MB_CHECK(cudaDeviceSynchronize());
+    std::vector<wl_probe_rec> h(recs);
+    MB_CHECK(cudaMemcpy(h.data(), buf, recs * sizeof h[0], cudaMemcpyDeviceToHost));
+    std::vector<int> w(nsm, 0);
+    unsigned long long t0 = ~0ull, t1 = 0;
+    sm_of.assign(grid, -1);
+    for (int b = 0; b < grid; ++b) {
+        sm_of[b] = (int)h[(size_t)b * wpb].smid;
+        if (sm_of[b] < nsm)
+            w[sm_of[b]] += b % 8 + 1;
+        for (int k = 0; k < wpb; ++k) {
+            t0 = std::min(t0, h[(size_t)b * wpb + k].start);
+            t1 = std::max(t1, h[(size_t)b * wpb + k].end);
+        }
+    }
+    *span_us = (double)(t1 - t0) * 1e-3;
+    return *std::max_element(w.begin(), w.end());
+}
+
+#define REPS 6
+
+static void after_k_blocks(mb_json *j)
+{
+    const int grid = 264, block = 1024;
+    const int ks[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 32, 64, 132, 133, 264};
+    int nsm = 0;
+    MB_CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    unsigned *out, *sink;
+    MB_CHECK(cudaMalloc(&out, (size_t)grid * block * sizeof *out));
+    MB_CHECK(cudaMalloc(&sink, 2 * sizeof *sink));
+    MB_CHECK(cudaMemset(sink, 0, 2 * sizeof *sink));
+    wl_probe_rec *buf;
+    MB_CHECK(cudaMalloc(&buf, (size_t)grid * (block / 32) * sizeof *buf));
+    MB_CHECK(cudaMemcpyToSymbol(wl_probe_buf, &buf, sizeof buf));
+    unsigned cap = (unsigned)(grid * (block / 32));
+    MB_CHECK(cudaMemcpyToSymbol(wl_probe_cap, &cap, sizeof cap));
+    mb_key(j, "after_k_blocks");
+    printf("{\n      \"grid\": %d, \"block\": %d, \"reps\": %d, \"columns\": "
+           "[\"max_sm_eighths\", \"span_us\", \"sm_of_block0\", \"sm_of_block1\"],",
+           grid, block, REPS);
+    int first = 1;
+    for (int k : ks) {
+        std::vector<int> sm_of, first_sm;
+        printf("%s\n      \"%d\": {\"launches\": [", first ? "" : ",", k);
+        first = 0;
+        for (int r = 0; r < REPS; ++r) {
+            if (k > 0)
+                pl_tick<<<k, 32>>>(sink);
+            double span;
+            int mw = probe_once(out, buf, grid, block, nsm, sm_of, &span);
+            if (r == 0)
+                first_sm = sm_of;
+            printf("%s[%d, %.3f, %d, %d]", r ? ", " : "", mw, span, sm_of[0], sm_of[1]);
+        }
+        printf("], \"sm_of_first_132\": [");
+        for (int b = 0; b < 132 && b < grid; ++b)
+            printf("%s%d", b ? "," : "", first_sm[b]);
+        printf("]}");
+        fflush(stdout);
+    }
+    printf("\n    }");
+    MB_CHECK(cudaFree(buf));
+    MB_CHECK(cudaFree(sink));
+    MB_CHECK(cudaFree(out));
+}
+
 int main()
 {
     mb_begin("placement");
     mb_json j = {1};
     variant(&j, "b1024", 264, 1024);
     variant(&j, "b128", 2112, 128);
+    after_k_blocks(&j);
     mb_end();
     return 0;
 }
