@@ -13,7 +13,10 @@
  * retired. Only resident blocks exist in memory: a block is created when dispatched and
  * destroyed when its last warp retires. Waves and the tail effect follow from this.
  * Simplified: the H200's real smid numbering (TPC pairs strided across GPCs) is not
- * reproduced; SM ids here are positions in GPC order.
+ * reproduced; SM ids here are positions in GPC order. Nor is its departure from most-room: SMs
+ * 124-131 get two of a kernel's first 132 blocks and eight others none
+ * (gpu/microbench/placement.cu), which changes which blocks share an SM (docs/validation.md,
+ * sched_uneven_b1024).
  *
  * Time: per SM, each scheduler's next evaluation cycle; the smallest (cycle, scheduler index)
  * goes first, so ties are deterministic; SMs advance together in windows (run_loop). A scheduler
