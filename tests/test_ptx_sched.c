@@ -149,6 +149,54 @@ static void test_select_fold(void **state)
     expect_select_fold(b, 0); /* operands from another block */
 }
 
+/* Address adds ptxas folds into a shared-memory access ([R + UR]: bk_stride's LDS): an add of
+ * a .shared variable's address and a register, read only as ld/st.shared address bases. Not
+ * folded: the sum also read as a value or as a global address, an add of two registers that
+ * are not the variable's address, the variable's address register written twice. */
+static void expect_addr_fold(const char *body, int want)
+{
+    char text[1536];
+    snprintf(text, sizeof text,
+             HDR ".visible .entry k(.param .u32 n, .param .u64 g)\n{\n .reg .b32 %%r<12>;\n"
+                 " .reg .b64 %%rd<4>;\n .shared .align 4 .b8 s[4096];\n"
+                 " ld.param.u32 %%r1, [n];\n ld.param.u64 %%rd1, [g];\n"
+                 " mov.u32 %%r2, s;\n shl.b32 %%r3, %%r1, 2;\n%s ret;\n}\n", body);
+    ptx_module *m = parse(text);
+    diag_t d;
+    assert_int_equal(ptx_schedule(m, &d), WL_OK);
+    const ptx_func *f = &m->funcs[0];
+    int got = -1;
+    for (uint32_t i = 0; i < f->ninsns; i++)
+        if (f->insns[i].op == PTX_OP_ADD && f->insns[i].type[0] != PTX_T_U64 &&
+            f->insns[i].type[0] != PTX_T_S64 && got != 1)
+            got = (f->insns[i].flags & PTX_F_ADDR_FOLD) != 0;
+    if (got != want)
+        fail_msg("address add folded %d, want %d in:\n%s", got, want, body);
+    ptx_module_free(m);
+}
+
+static void test_addr_fold(void **state)
+{
+    (void)state;
+    /* the base either side, an offset in the address, a load and a store */
+    expect_addr_fold(" add.s32 %r4, %r2, %r3;\n ld.shared.u32 %r5, [%r4];\n"
+                     " st.shared.u32 [%r4+4], %r5;\n", 1);
+    expect_addr_fold(" add.s32 %r4, %r3, %r2;\n ld.shared.u32 %r5, [%r4+8];\n", 1);
+    /* the sum is also a value: an IADD in SASS */
+    expect_addr_fold(" add.s32 %r4, %r2, %r3;\n ld.shared.u32 %r5, [%r4];\n"
+                     " st.shared.u32 [%r4], %r4;\n", 0);
+    expect_addr_fold(" add.s32 %r4, %r2, %r3;\n ld.shared.u32 %r5, [%r4];\n"
+                     " add.s32 %r6, %r4, %r5;\n", 0);
+    /* the sum is a global address */
+    expect_addr_fold(" add.s32 %r4, %r2, %r3;\n cvt.u64.u32 %rd2, %r4;\n"
+                     " add.s64 %rd3, %rd1, %rd2;\n ld.global.u32 %r5, [%rd3];\n", 0);
+    /* neither operand is the variable's address */
+    expect_addr_fold(" add.s32 %r4, %r1, %r3;\n ld.shared.u32 %r5, [%r4];\n", 0);
+    /* the address register is written again */
+    expect_addr_fold(" add.s32 %r4, %r2, %r3;\n ld.shared.u32 %r5, [%r4];\n"
+                     " mov.u32 %r2, 0;\n", 0);
+}
+
 /* If-conversion: ptxas predicates a short body instead of branching around it. `want` is one
  * character per bra in order, '1' for a branch marked PTX_F_IFCVT; the body of a marked branch
  * must carry its negated guard. */
@@ -404,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_loop_control_hoisted),
         cmocka_unit_test(test_unrolled_loop_control),
         cmocka_unit_test(test_select_fold),
+        cmocka_unit_test(test_addr_fold),
         cmocka_unit_test(test_if_conversion),
         cmocka_unit_test(test_memory_and_barrier_order),
         cmocka_unit_test(test_loads_pass_other_spaces),

@@ -220,6 +220,8 @@ enum {
                                      write of one of its operands (ptx_sched.c) */
     PTX_F_IFCVT = 1u << 29,       /* set by ptx_schedule: a branch ptxas replaces by predicating
                                      the body it jumps over (ptx_sched.c); never taken */
+    PTX_F_ADDR_FOLD = 1u << 30,   /* set by ptx_schedule: an add of a shared variable's address
+                                     that ptxas puts into the LDS/STS address (ptx_sched.c) */
 };
 
 /* Special registers. Components x/y/z are separate ids. */

@@ -54,6 +54,14 @@
  * negated guard and the branch is marked (PTX_F_IFCVT): the executor passes over it and the
  * timing model does not issue it. What a thread computes is unchanged.
  *
+ * Shared addresses: SASS addresses shared memory as [R + UR + imm], a .shared variable's address
+ * in a uniform register, so `add d, base, r; ld.shared [d]` is one LDS ([R11+UR5] in
+ * bk_stride, CUDA 13.0 sm_90). An unguarded 32-bit add of such an address (a register written
+ * once, by a mov of the symbol) and another register, whose result is written nowhere else and
+ * read only as the base of ld.shared/st.shared addresses, is marked (PTX_F_ADDR_FOLD,
+ * mark_addr_folds): the timing model does not issue it, and its result is ready when its
+ * operands are.
+ *
  * Parameter loads past an early exit: ptxas loads a kernel's pointer parameters (LDC.64) where
  * they are first needed, not where nvcc's PTX reads them: co_strided's PTX loads both pointers
  * before its bounds check, its SASS (CUDA 13.0, sm_90) after the `@P0 EXIT`, so a warp waits
@@ -388,6 +396,88 @@ static void mark_select_folds(ptx_func *f, const ptx_block *bl, const sinfo *si,
     }
 }
 
+/* Does instruction `in` refer to register r otherwise than as the base of a shared-memory
+ * ld/st address? */
+static int other_use(const ptx_func *f, const ptx_insn *in, int32_t r)
+{
+    if (in->guard == r)
+        return 1;
+    int shared_ldst = (in->op == PTX_OP_LD || in->op == PTX_OP_ST) && in->space == PTX_SPACE_SHARED;
+    for (unsigned k = 0; k < in->nops; k++) {
+        const ptx_operand *o = &f->ops[in->op0 + k];
+        switch (o->kind) {
+        case PTX_OPND_REG:
+            if (o->reg == r)
+                return 1;
+            break;
+        case PTX_OPND_ADDR:
+            if (o->reg == r && !shared_ldst)
+                return 1;
+            break;
+        case PTX_OPND_VEC:
+        case PTX_OPND_PAIR:
+            for (unsigned v = 0; v < (o->kind == PTX_OPND_PAIR ? 2u : o->nvec) && v < 4; v++)
+                if (o->vec[v] == r)
+                    return 1;
+            break;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+/* Marks the address adds ptxas folds into shared-memory accesses (see the top): an unguarded
+ * 32-bit `add d, a, b` where a (or b) holds a .shared variable's address (written once, by a
+ * mov of the symbol), d is written only here and read only as the base of ld.shared/st.shared
+ * addresses. SASS addresses shared memory as [R + UR + imm], the variable's address in a
+ * uniform register: `LDS R12, [R11+UR5]` for bk_stride's `add; ld.shared` (CUDA 13.0, sm_90). */
+static void mark_addr_folds(ptx_func *f, const sinfo *si, size_t nr)
+{
+    uint32_t *writes = calloc(nr, sizeof *writes);
+    uint8_t *sbase = calloc(nr, 1);
+    if (!writes || !sbase) {
+        free(writes);
+        free(sbase);
+        return; /* nothing marked: the PTX as written */
+    }
+    for (uint32_t i = 0; i < f->ninsns; i++)
+        for (unsigned k = 0; k < si[i].ndst; k++)
+            if (si[i].dst[k] >= 0 && (uint32_t)si[i].dst[k] < nr)
+                writes[si[i].dst[k]]++;
+    for (uint32_t i = 0; i < f->ninsns; i++) {
+        const ptx_insn *in = &f->insns[i];
+        const ptx_operand *o = &f->ops[in->op0];
+        if (in->op == PTX_OP_MOV && in->nops == 2 && in->guard == PTX_NONE &&
+            o[0].kind == PTX_OPND_REG && o[0].reg >= 0 && (size_t)o[0].reg < nr &&
+            o[1].kind == PTX_OPND_SYM && o[1].space == PTX_SPACE_SHARED)
+            sbase[o[0].reg] = 1;
+    }
+    for (uint32_t i = 0; i < f->ninsns; i++) {
+        ptx_insn *in = &f->insns[i];
+        const ptx_operand *o = &f->ops[in->op0];
+        unsigned t = in->type[0];
+        if (in->op != PTX_OP_ADD || in->nops != 3 || in->guard != PTX_NONE ||
+            (t != PTX_T_U32 && t != PTX_T_S32 && t != PTX_T_B32) || in->flags & PTX_F_SAT)
+            continue;
+        if (o[0].kind != PTX_OPND_REG || o[1].kind != PTX_OPND_REG || o[2].kind != PTX_OPND_REG)
+            continue;
+        int32_t d = o[0].reg, a = o[1].reg, b = o[2].reg;
+        if (d < 0 || a < 0 || b < 0 || (size_t)d >= nr || (size_t)a >= nr || (size_t)b >= nr)
+            continue;
+        int ba = sbase[a] && writes[a] == 1, bb = sbase[b] && writes[b] == 1;
+        if (ba == bb || writes[d] != 1 || d == a || d == b)
+            continue;
+        int ok = 1;
+        for (uint32_t j = 0; j < f->ninsns && ok; j++)
+            ok = j == i || !other_use(f, &f->insns[j], d);
+        if (ok)
+            in->flags |= PTX_F_ADDR_FOLD;
+    }
+    free(writes);
+    free(sbase);
+}
+
 /* Must load x stay before instruction y (both described)? When y reads or writes x's
  * register or writes a register x reads (its address), or when the block's own scheduling would
  * keep them in order (conflict: a store that may write parameter space, a warp-collective or
@@ -564,6 +654,7 @@ static int sched_func(ptx_func *f)
     for (uint32_t b = 0; b < f->nblocks; b++)
         mark_select_folds(f, &f->blocks[b], c.info, uses);
     free(uses);
+    mark_addr_folds(f, c.info, nr);
     uint8_t *entered = branch_targets(f);
     if (!entered)
         goto out;

@@ -468,6 +468,7 @@ static int folds(const tctx *c, const exec_step_info *in)
     }
     case PTX_OP_CVTA: return ir->space == PTX_SPACE_GLOBAL ? 2 : 0;
     case PTX_OP_SELP: return ir->flags & PTX_F_SELECT_FOLD ? 2 : 0; /* ptx_sched.c */
+    case PTX_OP_ADD: return ir->flags & PTX_F_ADDR_FOLD ? 2 : 0;     /* ptx_sched.c */
     case PTX_OP_CVT: {
         unsigned d = ir->type[0], s = ir->type[1];
         int d64 = d == PTX_T_U64 || d == PTX_T_S64 || d == PTX_T_B64;
