@@ -107,6 +107,26 @@ static void test_unrolled_loop_control(void **state)
                "");
 }
 
+/* Schedules `text` and checks `flag` on its instructions of opcode `op` (64-bit ones left out:
+ * the address tests' add.s64): set on at least one of them (want 1) or on none (want 0). */
+static void expect_flag(const char *text, int op, uint32_t flag, int want, const char *what,
+                        const char *body)
+{
+    ptx_module *m = parse(text);
+    diag_t d;
+    assert_int_equal(ptx_schedule(m, &d), WL_OK);
+    const ptx_func *f = &m->funcs[0];
+    int got = -1;
+    for (uint32_t i = 0; i < f->ninsns; i++) {
+        const ptx_insn *in = &f->insns[i];
+        if (in->op == op && in->type[0] != PTX_T_U64 && in->type[0] != PTX_T_S64 && got != 1)
+            got = (in->flags & flag) != 0;
+    }
+    if (got != want)
+        fail_msg("%s %d, want %d in:\n%s", what, got, want, body);
+    ptx_module_free(m);
+}
+
 /* Selects ptxas folds into a predicated write (div_short's loop): both operands computed in
  * the block and read only by the selp. Not folded: an operand read again, an immediate
  * operand, an operand computed in another block. */
@@ -116,17 +136,7 @@ static void expect_select_fold(const char *body, int want)
     snprintf(text, sizeof text,
              HDR ".visible .entry k(.param .u32 n)\n{\n .reg .b32 %%r<12>;\n .reg .pred %%p<3>;\n"
                  " ld.param.u32 %%r1, [n];\n%s ret;\n}\n", body);
-    ptx_module *m = parse(text);
-    diag_t d;
-    assert_int_equal(ptx_schedule(m, &d), WL_OK);
-    const ptx_func *f = &m->funcs[0];
-    int got = -1;
-    for (uint32_t i = 0; i < f->ninsns; i++)
-        if (f->insns[i].op == PTX_OP_SELP)
-            got = (f->insns[i].flags & PTX_F_SELECT_FOLD) != 0;
-    if (got != want)
-        fail_msg("selp folded %d, want %d in:\n%s", got, want, body);
-    ptx_module_free(m);
+    expect_flag(text, PTX_OP_SELP, PTX_F_SELECT_FOLD, want, "selp folded", body);
 }
 
 static void test_select_fold(void **state)
@@ -161,18 +171,7 @@ static void expect_addr_fold(const char *body, int want)
                  " .reg .b64 %%rd<4>;\n .shared .align 4 .b8 s[4096];\n"
                  " ld.param.u32 %%r1, [n];\n ld.param.u64 %%rd1, [g];\n"
                  " mov.u32 %%r2, s;\n shl.b32 %%r3, %%r1, 2;\n%s ret;\n}\n", body);
-    ptx_module *m = parse(text);
-    diag_t d;
-    assert_int_equal(ptx_schedule(m, &d), WL_OK);
-    const ptx_func *f = &m->funcs[0];
-    int got = -1;
-    for (uint32_t i = 0; i < f->ninsns; i++)
-        if (f->insns[i].op == PTX_OP_ADD && f->insns[i].type[0] != PTX_T_U64 &&
-            f->insns[i].type[0] != PTX_T_S64 && got != 1)
-            got = (f->insns[i].flags & PTX_F_ADDR_FOLD) != 0;
-    if (got != want)
-        fail_msg("address add folded %d, want %d in:\n%s", got, want, body);
-    ptx_module_free(m);
+    expect_flag(text, PTX_OP_ADD, PTX_F_ADDR_FOLD, want, "address add folded", body);
 }
 
 static void test_addr_fold(void **state)
