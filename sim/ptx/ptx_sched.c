@@ -396,58 +396,60 @@ static void mark_select_folds(ptx_func *f, const ptx_block *bl, const sinfo *si,
     }
 }
 
-/* Does instruction `in` refer to register r otherwise than as the base of a shared-memory
- * ld/st address? */
-static int other_use(const ptx_func *f, const ptx_insn *in, int32_t r)
+/* Marks in bad[] the registers instruction `in` (described by s) refers to otherwise than as
+ * the base of a shared-memory ld/st address or as the destination it writes (an unguarded
+ * operand 0 that s lists as written). */
+static void other_uses(const ptx_func *f, const ptx_insn *in, const sinfo *s, uint8_t *bad,
+                       size_t nr)
 {
-    if (in->guard == r)
-        return 1;
+#define BAD(r) do { if ((r) >= 0 && (size_t)(r) < nr) bad[(r)] = 1; } while (0)
+    BAD(in->guard);
     int shared_ldst = (in->op == PTX_OP_LD || in->op == PTX_OP_ST) && in->space == PTX_SPACE_SHARED;
     for (unsigned k = 0; k < in->nops; k++) {
         const ptx_operand *o = &f->ops[in->op0 + k];
+        int written = 0;
         switch (o->kind) {
         case PTX_OPND_REG:
-            if (o->reg == r)
-                return 1;
+            for (unsigned w = 0; k == 0 && in->guard == PTX_NONE && w < s->ndst; w++)
+                written |= s->dst[w] == o->reg;
+            if (!written)
+                BAD(o->reg);
             break;
         case PTX_OPND_ADDR:
-            if (o->reg == r && !shared_ldst)
-                return 1;
+            if (!shared_ldst)
+                BAD(o->reg);
             break;
         case PTX_OPND_VEC:
         case PTX_OPND_PAIR:
             for (unsigned v = 0; v < (o->kind == PTX_OPND_PAIR ? 2u : o->nvec) && v < 4; v++)
-                if (o->vec[v] == r)
-                    return 1;
+                BAD(o->vec[v]);
             break;
         default:
             break;
         }
     }
-    return 0;
+#undef BAD
 }
 
 /* Marks the address adds ptxas folds into shared-memory accesses (see the top): an unguarded
  * 32-bit `add d, a, b` where a (or b) holds a .shared variable's address (written once, by a
  * mov of the symbol), d is written only here and read only as the base of ld.shared/st.shared
  * addresses. SASS addresses shared memory as [R + UR + imm], the variable's address in a
- * uniform register: `LDS R12, [R11+UR5]` for bk_stride's `add; ld.shared` (CUDA 13.0, sm_90). */
+ * uniform register: `LDS R12, [R11+UR5]` for bk_stride's `add; ld.shared` (CUDA 13.0, sm_90).
+ * Two passes over the function: linear in its length. */
 static void mark_addr_folds(ptx_func *f, const sinfo *si, size_t nr)
 {
     uint32_t *writes = calloc(nr, sizeof *writes);
-    uint8_t *sbase = calloc(nr, 1);
-    if (!writes || !sbase) {
-        free(writes);
-        free(sbase);
-        return; /* nothing marked: the PTX as written */
-    }
-    for (uint32_t i = 0; i < f->ninsns; i++)
-        for (unsigned k = 0; k < si[i].ndst; k++)
-            if (si[i].dst[k] >= 0 && (uint32_t)si[i].dst[k] < nr)
-                writes[si[i].dst[k]]++;
+    uint8_t *sbase = calloc(nr, 1), *bad = calloc(nr, 1);
+    if (!writes || !sbase || !bad)
+        goto out; /* nothing marked: the PTX as written */
     for (uint32_t i = 0; i < f->ninsns; i++) {
         const ptx_insn *in = &f->insns[i];
         const ptx_operand *o = &f->ops[in->op0];
+        for (unsigned k = 0; k < si[i].ndst; k++)
+            if (si[i].dst[k] >= 0 && (uint32_t)si[i].dst[k] < nr)
+                writes[si[i].dst[k]]++;
+        other_uses(f, in, &si[i], bad, nr);
         if (in->op == PTX_OP_MOV && in->nops == 2 && in->guard == PTX_NONE &&
             o[0].kind == PTX_OPND_REG && o[0].reg >= 0 && (size_t)o[0].reg < nr &&
             o[1].kind == PTX_OPND_SYM && o[1].space == PTX_SPACE_SHARED)
@@ -466,16 +468,13 @@ static void mark_addr_folds(ptx_func *f, const sinfo *si, size_t nr)
         if (d < 0 || a < 0 || b < 0 || (size_t)d >= nr || (size_t)a >= nr || (size_t)b >= nr)
             continue;
         int ba = sbase[a] && writes[a] == 1, bb = sbase[b] && writes[b] == 1;
-        if (ba == bb || writes[d] != 1 || d == a || d == b)
-            continue;
-        int ok = 1;
-        for (uint32_t j = 0; j < f->ninsns && ok; j++)
-            ok = j == i || !other_use(f, &f->insns[j], d);
-        if (ok)
+        if (ba != bb && writes[d] == 1 && d != a && d != b && !bad[d])
             in->flags |= PTX_F_ADDR_FOLD;
     }
+out:
     free(writes);
     free(sbase);
+    free(bad);
 }
 
 /* Must load x stay before instruction y (both described)? When y reads or writes x's
