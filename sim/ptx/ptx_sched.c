@@ -445,23 +445,24 @@ static void mark_addr_folds(ptx_func *f, const sinfo *si, size_t nr)
         goto out; /* nothing marked: the PTX as written */
     for (uint32_t i = 0; i < f->ninsns; i++) {
         const ptx_insn *in = &f->insns[i];
-        const ptx_operand *o = &f->ops[in->op0];
         for (unsigned k = 0; k < si[i].ndst; k++)
             if (si[i].dst[k] >= 0 && (uint32_t)si[i].dst[k] < nr)
                 writes[si[i].dst[k]]++;
         other_uses(f, in, &si[i], bad, nr);
-        if (in->op == PTX_OP_MOV && in->nops == 2 && in->guard == PTX_NONE &&
-            o[0].kind == PTX_OPND_REG && o[0].reg >= 0 && (size_t)o[0].reg < nr &&
+        if (in->op != PTX_OP_MOV || in->nops != 2 || in->guard != PTX_NONE)
+            continue;
+        const ptx_operand *o = &f->ops[in->op0]; /* (ops exist: nops > 0) */
+        if (o[0].kind == PTX_OPND_REG && o[0].reg >= 0 && (size_t)o[0].reg < nr &&
             o[1].kind == PTX_OPND_SYM && o[1].space == PTX_SPACE_SHARED)
             sbase[o[0].reg] = 1;
     }
     for (uint32_t i = 0; i < f->ninsns; i++) {
         ptx_insn *in = &f->insns[i];
-        const ptx_operand *o = &f->ops[in->op0];
         unsigned t = in->type[0];
         if (in->op != PTX_OP_ADD || in->nops != 3 || in->guard != PTX_NONE ||
             (t != PTX_T_U32 && t != PTX_T_S32 && t != PTX_T_B32) || in->flags & PTX_F_SAT)
             continue;
+        const ptx_operand *o = &f->ops[in->op0];
         if (o[0].kind != PTX_OPND_REG || o[1].kind != PTX_OPND_REG || o[2].kind != PTX_OPND_REG)
             continue;
         int32_t d = o[0].reg, a = o[1].reg, b = o[2].reg;
