@@ -76,7 +76,8 @@ for p in $programs; do
     fi
     if [ "$p" = placement ] && command -v ncu > /dev/null 2>&1; then
         # Nsight Compute's duration of the first 40 plain launches of each configuration (the
-        # kernel filter counts only pl_plain: b1024's are launches 0-402, b128's from 403)
+        # kernel filter counts only pl_plain: b1024's are launches 0-402, b128's from 403, i.e.
+        # 3 warm-ups + RUNS = 400 of placement.cu; change both together)
         for v in "b1024 0" "b128 403"; do
             set -- $v
             if timeout 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \

@@ -73,6 +73,30 @@ static void stats(const char *key, const std::vector<double> &v, int last)
            last ? "" : ",");
 }
 
+// One launch's probe records (grid blocks of wpb warps): the SM of each block (from its first
+// warp), the probe's span in us, and the heaviest SM's work in eighths (the sum of b % 8 + 1
+// over its blocks), with how many SMs carry it in *atmax.
+static int analyse(const wl_probe_rec *p, int grid, int wpb, int nsm, std::vector<int> &sm_of,
+                   double *span_us, int *atmax)
+{
+    std::vector<int> w(nsm, 0);
+    unsigned long long t0 = ~0ull, t1 = 0;
+    sm_of.assign(grid, -1);
+    for (int b = 0; b < grid; ++b) {
+        sm_of[b] = (int)p[(size_t)b * wpb].smid;
+        if (sm_of[b] < nsm)
+            w[sm_of[b]] += b % 8 + 1;
+        for (int k = 0; k < wpb; ++k) {
+            t0 = std::min(t0, p[(size_t)b * wpb + k].start);
+            t1 = std::max(t1, p[(size_t)b * wpb + k].end);
+        }
+    }
+    *span_us = (double)(t1 - t0) * 1e-3;
+    int mw = *std::max_element(w.begin(), w.end());
+    *atmax = (int)std::count(w.begin(), w.end(), mw);
+    return mw;
+}
+
 static void variant(mb_json *j, const char *name, int grid, int block)
 {
     unsigned *out;
@@ -129,22 +153,8 @@ static void variant(mb_json *j, const char *name, int grid, int block)
         float ms;
         MB_CHECK(cudaEventElapsedTime(&ms, ev[2 * r], ev[2 * r + 1]));
         pev[r] = ms * 1e3;
-        const wl_probe_rec *p = h.data() + (size_t)r * recs;
-        unsigned long long t0 = ~0ull, t1 = 0;
-        std::vector<int> w(nsm, 0);
-        first_sm[r].resize(grid);
-        for (int b = 0; b < grid; ++b) {
-            first_sm[r][b] = (int)p[(size_t)b * wpb].smid;
-            if (first_sm[r][b] < nsm)
-                w[first_sm[r][b]] += b % 8 + 1;
-            for (int k = 0; k < wpb; ++k) {
-                t0 = std::min(t0, p[(size_t)b * wpb + k].start);
-                t1 = std::max(t1, p[(size_t)b * wpb + k].end);
-            }
-        }
-        span[r] = (double)(t1 - t0) * 1e-3;
-        maxw[r] = *std::max_element(w.begin(), w.end());
-        atmax[r] = (int)std::count(w.begin(), w.end(), maxw[r]);
+        maxw[r] = analyse(h.data() + (size_t)r * recs, grid, wpb, nsm, first_sm[r], &span[r],
+                          &atmax[r]);
     }
 
     mb_key(j, name);
@@ -206,20 +216,8 @@ static int probe_once(unsigned *out, wl_probe_rec *buf, int grid, int block, int
     MB_CHECK(cudaDeviceSynchronize());
     std::vector<wl_probe_rec> h(recs);
     MB_CHECK(cudaMemcpy(h.data(), buf, recs * sizeof h[0], cudaMemcpyDeviceToHost));
-    std::vector<int> w(nsm, 0);
-    unsigned long long t0 = ~0ull, t1 = 0;
-    sm_of.assign(grid, -1);
-    for (int b = 0; b < grid; ++b) {
-        sm_of[b] = (int)h[(size_t)b * wpb].smid;
-        if (sm_of[b] < nsm)
-            w[sm_of[b]] += b % 8 + 1;
-        for (int k = 0; k < wpb; ++k) {
-            t0 = std::min(t0, h[(size_t)b * wpb + k].start);
-            t1 = std::max(t1, h[(size_t)b * wpb + k].end);
-        }
-    }
-    *span_us = (double)(t1 - t0) * 1e-3;
-    return *std::max_element(w.begin(), w.end());
+    int atmax;
+    return analyse(h.data(), grid, wpb, nsm, sm_of, span_us, &atmax);
 }
 
 #define REPS 6
