@@ -20,9 +20,9 @@
 #define SPLITMIX_GAMMA 0x9E3779B97F4A7C15ull
 #define MAX_TOKEN 127 /* longest VALUE / argument we read */
 
-static const char *const type_names[] = {"u8",  "s8",  "u16", "s16", "u32",
-                                         "s32", "u64", "s64", "f32", "f64"};
-static const unsigned char type_sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
+static const char *const type_names[] = {"u8",  "s8",  "u16", "s16", "u32", "s32",
+                                         "u64", "s64", "f32", "f64", "f16", "bf16"};
+static const unsigned char type_sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 2, 2};
 #define NTYPES (sizeof type_sizes / sizeof type_sizes[0])
 
 size_t argspec_elem_size(argspec_type t)
@@ -37,7 +37,100 @@ const char *argspec_type_name(argspec_type t)
 
 int argspec_type_is_float(argspec_type t)
 {
-    return t == ARGSPEC_F32 || t == ARGSPEC_F64;
+    return t == ARGSPEC_F32 || t == ARGSPEC_F64 || t == ARGSPEC_F16 || t == ARGSPEC_BF16;
+}
+
+/* ---- 16-bit floats ---------------------------------------------------------------- */
+
+/* A 16-bit float format: exponent and fraction bits (sign 1, so 1 + e + m = 16). */
+typedef struct {
+    int e, m;
+} half_fmt;
+
+static half_fmt half_of(argspec_type t)
+{
+    half_fmt f = {5, 10}; /* f16 */
+    if (t == ARGSPEC_BF16)
+        f.e = 8, f.m = 7;
+    return f;
+}
+
+static int is_half(argspec_type t)
+{
+    return t == ARGSPEC_F16 || t == ARGSPEC_BF16;
+}
+
+/* x rounded to format f, to nearest with ties to even (overflow: infinity; NaN: the quiet NaN
+ * of the sign), as its 16 bits. Exact from the double: no rounding through f32 first. */
+static uint16_t half_bits(half_fmt f, double x)
+{
+    uint16_t sign = signbit(x) ? 0x8000u : 0u;
+    uint16_t inf = (uint16_t)(((1u << f.e) - 1u) << f.m);
+    if (isnan(x))
+        return (uint16_t)(sign | inf | (1u << (f.m - 1)));
+    double a = fabs(x);
+    if (a == 0.0 || isinf(a))
+        return (uint16_t)(sign | (a == 0.0 ? 0u : inf));
+    int bias = (1 << (f.e - 1)) - 1, emin = 1 - bias;
+    int k;
+    frexp(a, &k); /* a in [2^(k-1), 2^k) */
+    int ex = k - 1 < emin ? emin : k - 1; /* a's exponent; emin below the normals */
+    /* the significand in units of the last place at that exponent: [2^m, 2^(m+1)) for a
+     * normal, below 2^m for a subnormal; the scaling is exact, the rounding the host's default
+     * (to nearest, ties to even) */
+    double r = nearbyint(ldexp(a, f.m - ex));
+    /* encoding: the biased exponent ex - emin + 1 above the fraction r - 2^m, i.e.
+     * (ex - emin) x 2^m + r; a subnormal (ex = emin, r < 2^m) is r itself, and a rounding that
+     * carries (r = 2^(m+1), or 2^m from a subnormal) lands on the next exponent's first value */
+    uint64_t bits = (uint64_t)(ex - emin) * (1ull << f.m) + (uint64_t)r;
+    return (uint16_t)(sign | (bits >= inf ? inf : bits));
+}
+
+/* The value of 16 bits of format f (exact). */
+static double half_value(half_fmt f, uint16_t b)
+{
+    int bias = (1 << (f.e - 1)) - 1;
+    uint32_t ex = (uint32_t)(b & 0x7fffu) >> f.m, fr = b & ((1u << f.m) - 1u);
+    double v;
+    if (ex == (1u << f.e) - 1u)
+        v = fr ? NAN : INFINITY;
+    else if (ex == 0)
+        v = ldexp((double)fr, 1 - bias - f.m);
+    else
+        v = ldexp((double)(fr | (1u << f.m)), (int)ex - bias - f.m);
+    return b & 0x8000u ? -v : v;
+}
+
+/* The largest finite value of format f: exponent one below infinity's, fraction all ones. */
+static double half_max(half_fmt f)
+{
+    return half_value(f, (uint16_t)(((1u << f.e) - 2u) << f.m | ((1u << f.m) - 1u)));
+}
+
+/* The largest value of format f below the one of bits b (b not NaN, not -infinity). */
+static uint16_t half_below(uint16_t b)
+{
+    if ((b & 0x7fffu) == 0) /* +0 or -0: the smallest negative subnormal */
+        return 0x8001u;
+    return b & 0x8000u ? (uint16_t)(b + 1u) : (uint16_t)(b - 1u);
+}
+
+double argspec_load_float(argspec_type t, const void *p)
+{
+    const uint8_t *q = (const uint8_t *)p;
+    if (is_half(t))
+        return half_value(half_of(t), (uint16_t)(q[0] | q[1] << 8));
+    if (t == ARGSPEC_F32) {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    if (t == ARGSPEC_F64) {
+        double g;
+        memcpy(&g, p, 8);
+        return g;
+    }
+    return 0.0;
 }
 
 int argspec_type_is_signed(argspec_type t)
@@ -147,10 +240,14 @@ static wl_status parse_value(const ctx *c, argspec_type t, const token *tok, con
         double x = strtod(s, &end);
         if (end == s || *end)
             return bad(c, "bad %s %s '%s' (expected a decimal number, inf or nan)", tn, what, s);
-        if ((errno == ERANGE && isinf(x)) ||
-            (t == ARGSPEC_F32 && isfinite(x) && fabs(x) > (double)FLT_MAX))
+        double max = t == ARGSPEC_F32 ? (double)FLT_MAX
+                     : is_half(t)     ? half_max(half_of(t))
+                                      : INFINITY;
+        if ((errno == ERANGE && isinf(x)) || (isfinite(x) && fabs(x) > max))
             return bad(c, "%s %s '%s' is out of range", tn, what, s);
-        v->f = t == ARGSPEC_F32 ? (double)(float)x : x;
+        v->f = t == ARGSPEC_F32 ? (double)(float)x
+               : is_half(t)     ? half_value(half_of(t), half_bits(half_of(t), x))
+                                : x;
         return WL_OK;
     }
     int64_t smin, smax;
@@ -407,6 +504,8 @@ static void put_le(uint8_t *p, uint64_t bits, size_t n)
 /* Bit pattern of a float-typed value. */
 static uint64_t float_bits(argspec_type t, double x)
 {
+    if (is_half(t))
+        return half_bits(half_of(t), x);
     if (t == ARGSPEC_F32) {
         float f = (float)x;
         uint32_t b;
@@ -433,7 +532,8 @@ static uint64_t count_bits(argspec_type t, uint64_t n)
         memcpy(&b, &f, 4);
         return b;
     }
-    return t == ARGSPEC_F64 ? float_bits(t, (double)n) : n;
+    /* (16-bit floats through the double: exact below 2^53, far above their range) */
+    return t == ARGSPEC_F64 || is_half(t) ? float_bits(t, (double)n) : n;
 }
 
 static uint64_t random_bits(const argspec *a, uint64_t i)
@@ -446,14 +546,23 @@ static uint64_t random_bits(const argspec *a, uint64_t i)
         return span ? a->lo.u + mulhi64(r, span) : r;
     }
     double u = (double)(r >> 11) * (1.0 / 9007199254740992.0); /* [0,1) in 2^-53 steps */
-    if (!a->has_range)
+    if (!a->has_range) {
+        /* a 16-bit float rounds u in [1 - 2^-12, 1) up to 1 (f16): the value below 1 instead */
+        if (is_half(a->type) && half_value(half_of(a->type), half_bits(half_of(a->type), u)) >= 1.0)
+            return half_below(half_bits(half_of(a->type), 1.0));
         return float_bits(a->type, u);
+    }
     double x = a->lo.f + (a->hi.f - a->lo.f) * u;
     if (a->type == ARGSPEC_F32) {
         float f = (float)x, hi = (float)a->hi.f;
         if (f >= hi)
             f = nextafterf(hi, -INFINITY);
         return float_bits(a->type, (double)f);
+    }
+    if (is_half(a->type)) {
+        half_fmt f = half_of(a->type);
+        uint16_t b = half_bits(f, x), hi = half_bits(f, a->hi.f);
+        return half_value(f, b) >= a->hi.f ? half_below(hi) : b;
     }
     if (x >= a->hi.f)
         x = nextafter(a->hi.f, -INFINITY);
@@ -499,8 +608,14 @@ wl_status argspec_fill(const argspec *a, void *dst, diag_t *d)
 
 static int fmt_value(argspec_type t, argspec_value v, char *buf, size_t n)
 {
+    /* enough digits to read back the same value: 17 for f64, 9 for f32, 5 for f16, 4 for bf16 */
     if (argspec_type_is_float(t))
-        return snprintf(buf, n, t == ARGSPEC_F32 ? "%.9g" : "%.17g", v.f);
+        return snprintf(buf, n, "%.*g",
+                        t == ARGSPEC_F64   ? 17
+                        : t == ARGSPEC_F32 ? 9
+                        : t == ARGSPEC_F16 ? 5
+                                           : 4,
+                        v.f);
     if (argspec_type_is_signed(t))
         return snprintf(buf, n, "%" PRId64, v.s);
     return snprintf(buf, n, "%" PRIu64, v.u);

@@ -4,10 +4,15 @@
  * common subset of C17 and C++ so the GPU harness (CUDA C++) compiles this same
  * file and both sides build byte-identical launch arguments.
  *
- *   scalar:  TYPE:VALUE             f32:2.0  s32:-1  u32:0xff  f64:inf
+ *   scalar:  TYPE:VALUE             f32:2.0  s32:-1  u32:0xff  f64:inf  f16:0.5
  *   buffer:  TYPE[COUNT]:INIT       INIT = zeros | const(V) | iota | random(LO,HI[,SEED])
  *                                          | random | random(SEED) | affine(A,C,M)
- *   TYPE:    u8 s8 u16 s16 u32 s32 u64 s64 f32 f64
+ *   TYPE:    u8 s8 u16 s16 u32 s32 u64 s64 f32 f64 f16 bf16
+ *
+ * f16 is IEEE binary16 (CUDA's __half: 5 exponent bits, 10 fraction bits, largest 65504),
+ * bf16 bfloat16 (__nv_bfloat16: f32's 8 exponent bits, 7 fraction bits); their values are
+ * rounded to nearest, ties to even, from the double the text or the generator gives, with
+ * subnormals kept.
  *
  * Values: integers in decimal (optionally signed) or hex 0x... (signed types also
  * take a hex bit pattern up to the width's unsigned max, e.g. s8:0xff = -1);
@@ -23,7 +28,7 @@
  *   floats random / random(SEED): uniform in [0,1)
  * affine(A,C,M): element i = (A*i + C) mod M, with A, C, M unsigned 64-bit and
  *   A*i + C wrapping modulo 2^64; integers keep the low bits of the result (two's
- *   complement), floats get the result converted to the nearest f32/f64.
+ *   complement), floats get the result converted to the nearest value of the type.
  * iota: element i = i (integers wrap modulo 2^bits; floats get the nearest value).
  *
  * Size limit: COUNT * element size must not exceed argspec_max_bytes(), 4 GiB
@@ -48,6 +53,7 @@ extern "C" {
 typedef enum {
     ARGSPEC_U8, ARGSPEC_S8, ARGSPEC_U16, ARGSPEC_S16, ARGSPEC_U32,
     ARGSPEC_S32, ARGSPEC_U64, ARGSPEC_S64, ARGSPEC_F32, ARGSPEC_F64,
+    ARGSPEC_F16, ARGSPEC_BF16,
 } argspec_type;
 
 typedef enum {
@@ -59,7 +65,7 @@ typedef enum {
 } argspec_init;
 
 /* A value of the spec's TYPE: .u for unsigned, .s for signed, .f for floats
- * (an f32 value is stored already rounded to float). */
+ * (an f32, f16 or bf16 value is stored already rounded to its type). */
 typedef union {
     uint64_t u;
     int64_t s;
@@ -82,6 +88,10 @@ typedef struct {
  * naming what is wrong) and returns WL_EUSAGE; *out is then unspecified. */
 wl_status argspec_parse(const char *spec, argspec *out, diag_t *d);
 
+/* The value of one element of float type t stored (little-endian) at p, as a double (exact);
+ * 0 for a type that is not a float. */
+double argspec_load_float(argspec_type t, const void *p);
+
 /* Bytes of one element of type t (1, 2, 4 or 8). */
 size_t argspec_elem_size(argspec_type t);
 /* COUNT * element size (never overflows once parsed). */
@@ -94,7 +104,7 @@ uint64_t argspec_max_bytes(void);
 wl_status argspec_fill(const argspec *a, void *dst, diag_t *d);
 
 /* Helpers to describe it. */
-const char *argspec_type_name(argspec_type t); /* "u8" ... "f64" */
+const char *argspec_type_name(argspec_type t); /* "u8" ... "bf16" */
 int argspec_type_is_float(argspec_type t);
 int argspec_type_is_signed(argspec_type t);  /* s8..s64 (not floats) */
 /* Canonical text of the spec, e.g. "f32[1024]:random(-1,1,7)" or "u32:42";

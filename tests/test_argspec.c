@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "argspec.h"
+#include "semf.h"
 
 /* Parses spec, expecting success. */
 static argspec ok(const char *spec)
@@ -393,11 +394,13 @@ static void test_format_round_trip(void **state)
     (void)state;
     const char *specs[] = {"u32:42", "s8:-5", "f32:0.1", "f64:-inf", "u16[9]:zeros",
                            "s32[5]:const(-7)", "f32[6]:iota", "u64[4]:affine(3,1,7)",
-                           "u32[8]:random", "f32[8]:random(-1,1,9)", "s64[3]:random(-5,5)"};
+                           "u32[8]:random", "f32[8]:random(-1,1,9)", "s64[3]:random(-5,5)",
+                           "f16:0.1", "bf16:0.1", "f16[7]:random(-2,3,5)", "bf16[4]:iota"};
     const char *canon[] = {"u32:42", "s8:-5", "f32:0.100000001", "f64:-inf", "u16[9]:zeros",
                            "s32[5]:const(-7)", "f32[6]:iota", "u64[4]:affine(3,1,7)",
                            "u32[8]:random(24301)", "f32[8]:random(-1,1,9)",
-                           "s64[3]:random(-5,5,24301)"};
+                           "s64[3]:random(-5,5,24301)", "f16:0.099976", "bf16:0.1001",
+                           "f16[7]:random(-2,3,5)", "bf16[4]:iota"};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         argspec a = ok(specs[i]);
         char buf[128];
@@ -413,15 +416,130 @@ static void test_format_round_trip(void **state)
     }
 }
 
+/* The 16 bits argspec_fill writes for the scalar spec. */
+static uint16_t half_of_spec(const char *spec)
+{
+    argspec a = ok(spec);
+    assert_int_equal(argspec_bytes(&a), 2);
+    uint8_t *b = fill(&a);
+    uint16_t v = (uint16_t)(b[0] | b[1] << 8);
+    free(b);
+    return v;
+}
+
+/* f16 and bf16 values, by hand: rounding to nearest with ties to even at 1 (f16 ulp 2^-10,
+ * bf16 2^-7), subnormals, the largest finite values, signed zero, range errors. */
+static void test_half_scalars(void **state)
+{
+    (void)state;
+    assert_int_equal(half_of_spec("f16:1"), 0x3c00);
+    assert_int_equal(half_of_spec("f16:-2"), 0xc000);
+    assert_int_equal(half_of_spec("f16:-0"), 0x8000);
+    assert_int_equal(half_of_spec("f16:65504"), 0x7bff);
+    assert_int_equal(half_of_spec("f16:0x1p-24"), 0x0001);          /* smallest subnormal */
+    assert_int_equal(half_of_spec("f16:0x1p-25"), 0x0000);          /* tie: to even (0) */
+    assert_int_equal(half_of_spec("f16:0x1.8p-24"), 0x0002);        /* tie 1.5: to even (2) */
+    assert_int_equal(half_of_spec("f16:0x1.ffcp-15"), 0x0400);      /* tie at the top: into the normals */
+    assert_int_equal(half_of_spec("f16:0x1.002p0"), 0x3c00);        /* 1 + 2^-11: tie, to 1 */
+    assert_int_equal(half_of_spec("f16:0x1.006p0"), 0x3c02);        /* 1 + 3 x 2^-11: tie, up */
+    assert_int_equal(half_of_spec("f16:inf"), 0x7c00);
+    assert_int_equal(half_of_spec("f16:nan") & 0x7e00, 0x7e00);
+    assert_int_equal(half_of_spec("bf16:1"), 0x3f80);
+    assert_int_equal(half_of_spec("bf16:0x1.01p0"), 0x3f80);        /* 1 + 2^-8: tie, to 1 */
+    assert_int_equal(half_of_spec("bf16:0x1.03p0"), 0x3f82);        /* 1 + 3 x 2^-8: up */
+    assert_int_equal(half_of_spec("bf16:0x1.fep127"), 0x7f7f);      /* largest finite */
+    assert_int_equal(half_of_spec("bf16:0x1p-133"), 0x0001);        /* smallest subnormal */
+    assert_int_equal(half_of_spec("bf16:-1e-300"), 0x8000);
+    err("f16:65505", "f16 value '65505' is out of range"); /* above the max, as f32's rule */
+    err("bf16:3.4e38", "bf16 value '3.4e38' is out of range");
+    err("f16[4]:random(1,1.0001)", "needs LO < HI"); /* both round to 1 */
+    uint8_t b[2] = {0x00, 0x3c};
+    assert_true(argspec_load_float(ARGSPEC_F16, b) == 1.0);
+    b[1] = 0x3f;
+    b[0] = 0x80;
+    assert_true(argspec_load_float(ARGSPEC_BF16, b) == 1.0);
+}
+
+/* Every f16 and bf16 conversion against an independent one: the functional engine's
+ * semf_round (PTX cvt.rn.f16 / cvt.rn.bf16), over values that hit every binade, the
+ * subnormals, ties and overflow; and the decoding of all 65536 bit patterns back. */
+static void test_half_against_semf(void **state)
+{
+    (void)state;
+    const argspec_type ts[2] = {ARGSPEC_F16, ARGSPEC_BF16};
+    const semf_fmt fs[2] = {SEMF_F16, SEMF_BF16};
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t bits = 0; bits < 65536; bits++) { /* decode, and encode back */
+            uint8_t b[2] = {(uint8_t)bits, (uint8_t)(bits >> 8)};
+            double v = argspec_load_float(ts[k], b), want = semf_decode(bits, fs[k]);
+            if (isnan(want)) {
+                assert_true(isnan(v));
+                continue;
+            }
+            assert_true(v == want && signbit(v) == signbit(want));
+            if (isinf(v))
+                continue;
+            char spec[64];
+            snprintf(spec, sizeof spec, "%s:%a", argspec_type_name(ts[k]), v);
+            assert_int_equal(half_of_spec(spec), bits);
+        }
+        uint64_t x = 12345;
+        for (int i = 0; i < 20000; i++) { /* random doubles over the format's range */
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            int e = k == 0 ? (int)(x >> 58) - 30 : (int)(x >> 56) - 140; /* -30..33, -140..115 */
+            double v = ldexp((double)(x >> 11 & 0xfffffffffull) / 68719476736.0 + 1.0, e);
+            v = (x & 1) ? -v : v;
+            uint16_t want = (uint16_t)semf_round(v, 0, fs[k], SEMF_RN);
+            if ((want & 0x7fff) == (k == 0 ? 0x7c00 : 0x7f80)) /* rounds to infinity: refused */
+                continue;
+            char spec[64];
+            snprintf(spec, sizeof spec, "%s:%a", argspec_type_name(ts[k]), v);
+            if (fabs(v) > (k == 0 ? 65504.0 : 0x1.fep127))
+                continue; /* above the largest finite value yet rounding to it: refused too */
+            if (half_of_spec(spec) != want)
+                fail_msg("%s: got 0x%04x, semf 0x%04x", spec, half_of_spec(spec), want);
+        }
+    }
+}
+
+/* random(LO,HI) for 16-bit floats stays in [LO,HI) after rounding; random in [0,1). */
+static void test_half_random(void **state)
+{
+    (void)state;
+    const char *specs[] = {"f16[4096]:random(-1,1,3)", "bf16[4096]:random(0,0.01,4)",
+                           "f16[65536]:random", "bf16[65536]:random(9)"};
+    const double lo[] = {-1, 0, 0, 0}, hi[] = {1, 0.01, 1, 1}; /* (0.01: as rounded, a.hi) */
+    for (int s = 0; s < 4; s++) {
+        argspec a = ok(specs[s]);
+        uint8_t *b = fill(&a);
+        int below_half = 0;
+        for (uint64_t i = 0; i < a.count; i++) {
+            double v = argspec_load_float(a.type, b + 2 * i);
+            double h = s == 1 ? a.hi.f : hi[s];
+            if (!(v >= lo[s] && v < h))
+                fail_msg("%s [%llu] = %g outside [%g, %g)", specs[s], (unsigned long long)i, v,
+                         lo[s], hi[s]);
+            below_half += v < (lo[s] + h) / 2;
+        }
+        /* uniform: about half below the middle (4096 draws: 5 sigma is 160) */
+        assert_true(abs(below_half - (int)a.count / 2) < (a.count > 4096 ? 650 : 160));
+        free(b);
+    }
+}
+
 static void test_type_helpers(void **state)
 {
     (void)state;
-    const size_t sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
-    for (int t = ARGSPEC_U8; t <= ARGSPEC_F64; t++)
+    const size_t sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 2, 2};
+    for (int t = ARGSPEC_U8; t <= ARGSPEC_BF16; t++)
         assert_int_equal(argspec_elem_size((argspec_type)t), sizes[t]);
     assert_string_equal(argspec_type_name(ARGSPEC_S16), "s16");
     assert_true(argspec_type_is_float(ARGSPEC_F32));
+    assert_true(argspec_type_is_float(ARGSPEC_F16));
+    assert_true(argspec_type_is_float(ARGSPEC_BF16));
     assert_false(argspec_type_is_float(ARGSPEC_U64));
+    assert_false(argspec_type_is_signed(ARGSPEC_F16));
+    assert_string_equal(argspec_type_name(ARGSPEC_BF16), "bf16");
     assert_true(argspec_type_is_signed(ARGSPEC_S64));
     assert_false(argspec_type_is_signed(ARGSPEC_U8));
     diag_t d;
@@ -441,6 +559,9 @@ int main(void)
         cmocka_unit_test(test_size_limit_env),
         cmocka_unit_test(test_format_round_trip),
         cmocka_unit_test(test_type_helpers),
+        cmocka_unit_test(test_half_scalars),
+        cmocka_unit_test(test_half_against_semf),
+        cmocka_unit_test(test_half_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 
 #include "argspec.h"
+#include "semf.h"
 #include "testutil.h"
 
 #define PTX "tests/data/run/run_kernels.ptx"
@@ -139,6 +140,9 @@ static void test_usage_errors(void **state)
       "--arg", "f32[32]:zeros", "--arg", "s32:0", "--dump", ptx);
     E("parameter 0 'by_value_param_0' is an aggregate of 8 bytes", ptx, "--kernel", "by_value",
       "--grid", "1", "--block", "1", "--arg", "u64:0", "--arg", "s32[1]:zeros");
+    E("(a __half or __nv_bfloat16 by value: f16:V or bf16:V)", ptx, "--kernel", "halves",
+      "--grid", "1", "--block", "1", "--arg", "f16[1]:zeros", "--arg", "u16:1", "--arg",
+      "bf16:1", "--arg", "bf16[1]:zeros", "--arg", "s32:1");
 #undef E
 }
 
@@ -268,6 +272,38 @@ static void test_scalar_widths(void **state)
         fail_msg("widths: out = {%.17g, %.17g}, want 200 - 5 + 100000 + 0.25 = 100195.25", v[0],
                  v[1]);
     free(b);
+}
+
+/* 16-bit floats end to end: f16 and bf16 buffers and by-value scalars (nvcc's 2-byte
+ * aggregates), y = bf16(f16(x * s)) + b with one rounding per operation, each checked against
+ * the rounding of the exact value (semf_round). */
+static void test_half_args(void **state)
+{
+    (void)state;
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/halves", tu_tmpdir());
+    const char *xs = "f16[300]:random(-4,4,3)";
+    tu_result r;
+    expect(&r, 0, NULL, "run", tu_path(PTX), "--kernel", "halves", "--grid", "2", "--block",
+           "256", "--arg", xs, "--arg", "f16:0.3", "--arg", "bf16:-1.25", "--arg",
+           "bf16[300]:zeros", "--arg", "s32:300", "--dump", dir, NULL);
+    tu_free(&r);
+    char *bx = dumped(dir, "arg0.bin", 600), *by = dumped(dir, "arg3.bin", 600);
+    double s = semf_decode(semf_round(0.3, 0, SEMF_F16, SEMF_RN), SEMF_F16);
+    assert_true(s == 0x1.334p-2); /* 0.3 as f16: 0.300048828125 */
+    for (int i = 0; i < 300; i++) {
+        double x = argspec_load_float(ARGSPEC_F16, bx + 2 * i);
+        double p = semf_decode(semf_round(x * s, 0, SEMF_F16, SEMF_RN), SEMF_F16);
+        double q = semf_decode(semf_round(p, 0, SEMF_BF16, SEMF_RN), SEMF_BF16);
+        double want = semf_decode(semf_round(q - 1.25, 0, SEMF_BF16, SEMF_RN), SEMF_BF16);
+        double got = argspec_load_float(ARGSPEC_BF16, by + 2 * i);
+        assert_true(x >= -4 && x < 4);
+        if (got != want)
+            fail_msg("y[%d] = %.9g, want bf16(f16(%.9g x %.9g)) - 1.25 = %.9g", i, got, x, s,
+                     want);
+    }
+    free(bx);
+    free(by);
 }
 
 /* Dynamic shared memory: reverse within each block. */
@@ -602,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_json_keys),
         cmocka_unit_test(test_dump_saxpy),
         cmocka_unit_test(test_scalar_widths),
+        cmocka_unit_test(test_half_args),
         cmocka_unit_test(test_dynamic_smem),
         cmocka_unit_test(test_fault_and_limits),
         cmocka_unit_test(test_million_blocks),

@@ -285,14 +285,7 @@ void cases_free_args(const cases_case *c, cases_arg *args)
 
 static double cases_load_float(argspec_type t, const unsigned char *p, uint64_t i)
 {
-    if (t == ARGSPEC_F32) {
-        float f;
-        memcpy(&f, p + i * 4, 4);
-        return f;
-    }
-    double g;
-    memcpy(&g, p + i * 8, 8);
-    return g;
+    return argspec_load_float(t, p + i * argspec_elem_size(t));
 }
 
 uint64_t cases_compare(const cases_case *c, const cases_check *chk, const void *got,

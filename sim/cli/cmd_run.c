@@ -46,7 +46,8 @@ static const char usage[] =
     "\n"
     "Runs one kernel launch on the simulated GPU, cycle by cycle (docs/model.md).\n"
     "--arg SPEC, one per kernel parameter, in order:\n"
-    "  scalar TYPE:VALUE           u32:42  s32:-1  f32:2.0  (TYPE u8 s8 u16 s16 u32 s32 u64 s64 f32 f64)\n"
+    "  scalar TYPE:VALUE           u32:42  s32:-1  f32:2.0  (TYPE u8 s8 u16 s16 u32 s32 u64 s64 f32\n"
+    "                              f64 f16 bf16; f16/bf16 also fill a __half/__nv_bfloat16 by value)\n"
     "  buffer TYPE[COUNT]:INIT     f32[1024]:zeros  u32[256]:iota  s32[64]:const(-1)\n"
     "                              f32[4096]:random(-1,1[,SEED])  u32[16]:random[(SEED)]\n"
     "                              u32[1024]:affine(A,C,M)  (element i = (A*i + C) mod M)\n"
@@ -334,10 +335,22 @@ static int bind_args(const run_opts *o, run_state *s)
             return cli_report(&d);
         unsigned psize = (unsigned)p->size;
         const char *ptype = ptx_type_name((ptx_type)p->type);
-        if (p->count != 1 || p->vec != 1 || p->offset + psize > f->param_size)
+        /* nvcc passes a __half or __nv_bfloat16 by value as a 2-byte aggregate
+         * (.param .align 2 .b8 name[2]): an f16 or bf16 scalar fills its two bytes */
+        int half_aggr = !sp->is_buffer && p->count == 2 && p->vec == 1 && psize == 2 &&
+                        (sp->type == ARGSPEC_F16 || sp->type == ARGSPEC_BF16) &&
+                        (p->type == PTX_T_B8 || p->type == PTX_T_U8 || p->type == PTX_T_S8);
+        if (!half_aggr && (p->count != 1 || p->vec != 1))
             return cli_usage_error(CMD, "parameter %d '%s' is an aggregate of %u bytes "
-                                   "(.%s[%" PRIu64 "]); --arg fills scalars and pointers only",
-                                   i, p->name, psize, ptype, p->count);
+                                   "(.%s[%" PRIu64 "]); --arg fills scalars and pointers only%s",
+                                   i, p->name, psize, ptype, p->count,
+                                   psize == 2 ? " (a __half or __nv_bfloat16 by value: f16:V or "
+                                                "bf16:V)"
+                                              : "");
+        if (p->offset + psize > f->param_size)
+            return cli_usage_error(CMD, "parameter %d '%s' (%u bytes at offset %u) lies outside "
+                                   "the kernel's %u bytes of parameters", i, p->name, psize,
+                                   (unsigned)p->offset, (unsigned)f->param_size);
         if (sp->is_buffer) {
             if (psize != 8 || (p->type != PTX_T_U64 && p->type != PTX_T_B64 &&
                                p->type != PTX_T_S64))

@@ -1,5 +1,7 @@
 // Kernels for tests/test_run_cli.c (warplab run end to end).
 // Regenerate: nvcc -ptx -arch=sm_90 -o run_kernels.ptx run_kernels.cu
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
 
 // y[i] = a * x[i] + y[i]
@@ -54,4 +56,14 @@ extern "C" __device__ __noinline__ int twice(int v)
 extern "C" __global__ void call_twice(int *p)
 {
     p[threadIdx.x] = twice(p[threadIdx.x]);
+}
+
+// 16-bit floats: y[i] = x[i] * s + b, in half (s, a __half by value: a 2-byte aggregate
+// parameter) and in bfloat16 (b), with one rounding per operation.
+extern "C" __global__ void halves(const __half *x, __half s, __nv_bfloat16 b, __nv_bfloat16 *y,
+                                  int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = __hadd(__float2bfloat16(__half2float(__hmul(x[i], s))), b);
 }
