@@ -547,9 +547,12 @@ static uint64_t random_bits(const argspec *a, uint64_t i)
     }
     double u = (double)(r >> 11) * (1.0 / 9007199254740992.0); /* [0,1) in 2^-53 steps */
     if (!a->has_range) {
-        /* a 16-bit float rounds u in [1 - 2^-12, 1) up to 1 (f16): the value below 1 instead */
+        /* u in [1 - 2^-25, 1) rounds up to 1 as an f32, in [1 - 2^-12, 1) as an f16: the value
+         * below 1 instead, so that the draw stays in [0, 1) */
         if (is_half(a->type) && half_value(half_of(a->type), half_bits(half_of(a->type), u)) >= 1.0)
             return half_below(half_bits(half_of(a->type), 1.0));
+        if (a->type == ARGSPEC_F32 && (float)u >= 1.0f)
+            return float_bits(a->type, (double)nextafterf(1.0f, 0.0f));
         return float_bits(a->type, u);
     }
     double x = a->lo.f + (a->hi.f - a->lo.f) * u;

@@ -527,6 +527,73 @@ static void test_half_random(void **state)
     }
 }
 
+/* x ^= x >> k undone (k >= 1). */
+static uint64_t unxorshift(uint64_t y, int k)
+{
+    uint64_t x = y;
+    for (int i = 0; i < 64 / k + 1; i++)
+        x = y ^ (x >> k);
+    return x;
+}
+
+/* The inverse of an odd 64-bit multiplier (Newton's iteration, exact modulo 2^64). */
+static uint64_t inverse64(uint64_t a)
+{
+    uint64_t x = a; /* correct to 3 bits; each step doubles that */
+    for (int i = 0; i < 5; i++)
+        x *= 2 - a * x;
+    return x;
+}
+
+/* The SEED whose first splitmix64 output is z (the finaliser is a bijection, undone step by
+ * step), so a test can ask for a draw at the very top of [0, 1). */
+static uint64_t seed_for_first(uint64_t z)
+{
+    z = unxorshift(z, 31);
+    z *= inverse64(0x94D049BB133111EBull);
+    z = unxorshift(z, 27);
+    z *= inverse64(0xBF58476D1CE4E5B9ull);
+    z = unxorshift(z, 30);
+    return z - 0x9E3779B97F4A7C15ull;
+}
+
+/* random without a range draws u = (r >> 11) x 2^-53 in [0, 1); rounded to f32 (f16) a u within
+ * 2^-25 (2^-12) of 1 would become 1: it gives the value just below 1 instead. */
+static void test_random_float_below_one(void **state)
+{
+    (void)state;
+    uint64_t z = ~0ull; /* u = 1 - 2^-53, the largest draw */
+    uint64_t seed = seed_for_first(z);
+    char spec[80];
+    snprintf(spec, sizeof spec, "f32[1]:random(%llu)", (unsigned long long)seed);
+    argspec a = ok(spec);
+    uint8_t *b = fill(&a);
+    float f;
+    memcpy(&f, b, 4);
+    free(b);
+    assert_true(f == nextafterf(1.0f, 0.0f));
+    snprintf(spec, sizeof spec, "f64[1]:random(%llu)", (unsigned long long)seed);
+    a = ok(spec);
+    b = fill(&a);
+    double g;
+    memcpy(&g, b, 8);
+    free(b);
+    assert_true(g == 1.0 - 0x1p-53); /* exact in f64 */
+    snprintf(spec, sizeof spec, "f16[1]:random(%llu)", (unsigned long long)seed);
+    a = ok(spec);
+    b = fill(&a);
+    assert_true(argspec_load_float(ARGSPEC_F16, b) == 1.0 - 0x1p-11); /* f16 just below 1 */
+    free(b);
+    /* a draw that rounds below 1 keeps its own value */
+    seed = seed_for_first(((1ull << 53) - (1ull << 30)) << 11); /* u = 1 - 2^-23 */
+    snprintf(spec, sizeof spec, "f32[1]:random(%llu)", (unsigned long long)seed);
+    a = ok(spec);
+    b = fill(&a);
+    memcpy(&f, b, 4);
+    free(b);
+    assert_true(f == 1.0f - 0x1p-23f);
+}
+
 static void test_type_helpers(void **state)
 {
     (void)state;
@@ -562,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_half_scalars),
         cmocka_unit_test(test_half_against_semf),
         cmocka_unit_test(test_half_random),
+        cmocka_unit_test(test_random_float_below_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
