@@ -19,7 +19,6 @@
 #include "lesson_expr.h"
 #include "testutil.h"
 
-static int have_tool(const char *tool);
 
 static const char good[] =
     "; a comment\n"
@@ -388,7 +387,7 @@ static void test_student_ptx(void **state)
     int st;
     /* the lesson's unchanged kernel: one block per SM, so the goal is not met (exit 1); a
      * student's registers come from ptxas (without it, from run's rough estimate) */
-    if (have_tool("ptxas")) {
+    if (tu_have_tool("ptxas")) {
         st = tu_warplab(&r, "lesson", "1", "--check", "--lang", "en",
                         tu_path("lessons/01-hardware-map/fill_sm.ptx"), NULL);
         if (st != 1 || !strstr(r.out, "FAIL  two_blocks") || !strstr(r.out, "values: 1 == 2") ||
@@ -411,7 +410,7 @@ static void test_student_ptx(void **state)
 static void test_lesson_ptx_fresh(void **state)
 {
     (void)state;
-    if (!have_tool("nvcc")) {
+    if (!tu_have_tool("nvcc")) {
         printf("nvcc not installed: lesson PTX freshness not checked\n");
         skip();
     }
@@ -467,24 +466,10 @@ static void test_png(void **state)
     tu_free(&r);
 }
 
-/* 1 when an executable named tool is on $PATH. */
-static int have_tool(const char *tool)
-{
-    const char *path = getenv("PATH");
-    char buf[4096], file[4200];
-    snprintf(buf, sizeof buf, "%s", path ? path : "");
-    for (char *dir = strtok(buf, ":"); dir; dir = strtok(NULL, ":")) {
-        snprintf(file, sizeof file, "%s/%s", dir, tool);
-        if (access(file, X_OK) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 static void test_student_cu(void **state)
 {
     (void)state;
-    if (!have_tool("nvcc")) {
+    if (!tu_have_tool("nvcc")) {
         printf("nvcc not installed: the .cu path of --check is not exercised here\n");
         skip();
     }

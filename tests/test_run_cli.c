@@ -306,6 +306,68 @@ static void test_half_args(void **state)
     free(by);
 }
 
+/* KERNEL.cu: compiled with nvcc first (run and occupancy), or a clear error without nvcc. */
+static void test_cuda_source(void **state)
+{
+    (void)state;
+    const char *cu = tu_path("tests/data/run/run_kernels.cu");
+    tu_result r;
+    /* no nvcc: exit 1, saying what to do ($NVCC names one that is not there) */
+    setenv("NVCC", "/nonexistent/nvcc", 1);
+    expect(&r, 1, "is CUDA C++ and nvcc is not installed here", "run", cu, "--kernel", "saxpy",
+           "--grid", "1", "--block", "32", "--arg", "s32:4", "--arg", "f32:2", "--arg",
+           "f32[4]:iota", "--arg", "f32[4]:zeros", NULL);
+    assert_non_null(strstr(r.err, "nvcc -ptx -arch=sm_90 -lineinfo"));
+    tu_free(&r);
+    expect(&r, 1, "is CUDA C++ and nvcc is not installed here", "occupancy", cu, "--kernel",
+           "saxpy", "--arch", "h200", NULL);
+    tu_free(&r);
+    unsetenv("NVCC");
+    if (!tu_have_tool("nvcc")) {
+        printf("nvcc not installed: KERNEL.cu is not compiled here\n");
+        return;
+    }
+    /* the same launch as from the committed PTX (made by nvcc from this file): the same JSON
+     * but for the host time */
+    char dir[256], dumpopt[300];
+    snprintf(dir, sizeof dir, "%s/cu-dump", tu_tmpdir());
+    snprintf(dumpopt, sizeof dumpopt, "--dump=%s", dir);
+    expect(&r, 0, NULL, "run", cu, "--kernel", "saxpy", "--grid", "4", "--block", "256", "--arg",
+           "s32:1000", "--arg", "f32:-1.5", "--arg", "f32[1000]:random(-1,1,7)", "--arg",
+           "f32[1000]:random(0,100,8)", "--json", dumpopt, NULL);
+    tu_result p;
+    expect(&p, 0, NULL, "run", tu_path(PTX), "--kernel", "saxpy", "--grid", "4", "--block",
+           "256", "--arg", "s32:1000", "--arg", "f32:-1.5", "--arg", "f32[1000]:random(-1,1,7)",
+           "--arg", "f32[1000]:random(0,100,8)", "--json", NULL);
+    cJSON *a = cJSON_Parse(r.out), *b = cJSON_Parse(p.out);
+    assert_non_null(a);
+    assert_non_null(b);
+    cJSON_DeleteItemFromObject(a, "sim_seconds");
+    cJSON_DeleteItemFromObject(b, "sim_seconds");
+    if (!cJSON_Compare(a, b, 1))
+        fail_msg("saxpy from run_kernels.cu differs from run_kernels.ptx:\n%s\n%s", r.out, p.out);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    tu_free(&r);
+    tu_free(&p);
+    free(dumped(dir, "arg3.bin", 4000));
+    expect(&r, 0, NULL, "occupancy", cu, "--kernel", "saxpy", "--arch", "h200", NULL);
+    assert_non_null(strstr(r.out, "registers (ptxas)"));
+    tu_free(&r);
+    /* nvcc's own message for a file it cannot compile, exit 1 */
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/broken.cu", tu_tmpdir());
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("extern \"C\" __global__ void k(int *p) { p[0] = undeclared_name; }\n", f);
+    fclose(f);
+    int st = tu_warplab(&r, "run", bad, "--kernel", "k", "--grid", "1", "--block", "1", "--arg",
+                        "s32[1]:zeros", NULL);
+    if (st != 1 || !strstr(r.err, "nvcc could not compile") || !strstr(r.err, "undeclared_name"))
+        fail_msg("run broken.cu exited %d, want 1 and nvcc's message:\n%s", st, r.err);
+    tu_free(&r);
+}
+
 /* Dynamic shared memory: reverse within each block. */
 static void test_dynamic_smem(void **state)
 {
@@ -639,6 +701,7 @@ int main(void)
         cmocka_unit_test(test_dump_saxpy),
         cmocka_unit_test(test_scalar_widths),
         cmocka_unit_test(test_half_args),
+        cmocka_unit_test(test_cuda_source),
         cmocka_unit_test(test_dynamic_smem),
         cmocka_unit_test(test_fault_and_limits),
         cmocka_unit_test(test_million_blocks),

@@ -164,3 +164,16 @@ void tu_free(tu_result *r)
     free(r->err);
     r->out = r->err = NULL;
 }
+
+int tu_have_tool(const char *tool)
+{
+    const char *path = getenv("PATH");
+    char buf[4096], file[4200];
+    snprintf(buf, sizeof buf, "%s", path ? path : "");
+    for (char *dir = strtok(buf, ":"); dir; dir = strtok(NULL, ":")) {
+        snprintf(file, sizeof file, "%s/%s", dir, tool);
+        if (access(file, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}

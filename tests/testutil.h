@@ -24,5 +24,8 @@ char *tu_read_file(const char *path, size_t *len);
 /* A fresh temporary directory (mkdtemp; NULL on failure): it and what it holds are removed
  * when the test program exits. */
 const char *tu_tmpdir(void);
+/* True when an executable named tool is on $PATH (nvcc, ptxas: tests that need one skip
+ * without it). */
+int tu_have_tool(const char *tool);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include "arch.h"
 #include "cli.h"
+#include "cudac.h"
 #include "lesson.h"
 #include "lesson_exp.h"
 
@@ -369,28 +370,26 @@ static int check_student(lexp_session *s, const char *file)
         return cli_usage_error(CMD, "cannot read '%s'", file);
     if (lexp_mktmp(s))
         return cli_usage_error(CMD, "cannot create a temporary folder");
-    if (ends_with(file, ".cu")) {
+    cudac_out cu;
+    memset(&cu, 0, sizeof cu);
+    if (cudac_is_source(file)) {
         char inc[1200];
-        snprintf(ptx, sizeof ptx, "%s/student.ptx", s->tmp);
-        snprintf(inc, sizeof inc, "-I%s/gpu/kernels", s->root); /* wl_probe.h, wl_math.h */
-        const char *av[] = {"nvcc", "-ptx", "-arch=sm_90", "-lineinfo", inc, "-o", ptx, file,
-                            NULL};
-        lexp_proc pr;
-        lexp_proc_run(av, &pr);
-        int st = pr.status;
-        if (st == 127)
+        snprintf(inc, sizeof inc, "%s/gpu/kernels", s->root); /* wl_probe.h, wl_math.h */
+        cudac_status st = cudac_compile(file, "sm_90", inc, s->tmp, &cu); /* lexp_rmtmp's */
+        if (st == CUDAC_NO_NVCC)
             fprintf(stderr, "%s\n", lexp_tr(s, "warplab lesson: nvcc is not installed here: compile "
                                           "with `nvcc -ptx -arch=sm_90 -lineinfo` elsewhere and "
                                           "pass the .ptx",
                                        "warplab lesson: 这里没有 nvcc：请在别处用 `nvcc -ptx "
                                        "-arch=sm_90 -lineinfo` 编译，再把 .ptx 交给本命令"));
-        else if (st)
+        else if (st != CUDAC_OK)
             fprintf(stderr, "%s:\n%s", lexp_tr(s, "warplab lesson: nvcc could not compile your kernel",
                                           "warplab lesson: nvcc 编译失败"),
-                    pr.err);
-        lexp_proc_free(&pr);
-        if (st)
+                    cu.log ? cu.log : "");
+        free(cu.log);
+        if (st != CUDAC_OK)
             return WL_EUSAGE;
+        snprintf(ptx, sizeof ptx, "%s", cu.ptx);
     } else if (ends_with(file, ".ptx")) {
         snprintf(ptx, sizeof ptx, "%s", file);
     } else {

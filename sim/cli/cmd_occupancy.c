@@ -16,6 +16,7 @@
 #include "arch.h"
 #include "cli.h"
 #include "occupancy.h"
+#include "cudac.h"
 #include "ptxas.h"
 
 #define CMD "occupancy"
@@ -52,7 +53,8 @@ static void usage(FILE *f)
             "  --batch FILE.csv    header block,regs,smem (optional columns static_smem,\n"
             "                      carveout); one JSON object per row on stdout\n"
             "  KERNEL.ptx --kernel NAME   registers and static shared memory from ptxas -v;\n"
-            "                      --regs overrides; block = --block, else --suggest's, else 256\n");
+            "                      --regs overrides; block = --block, else --suggest's, else 256;\n"
+            "                      KERNEL.cu: compiled first with nvcc -ptx (when nvcc is here)\n");
 }
 
 /* A non-negative integer with an optional K suffix; -1 when malformed. */
@@ -423,7 +425,8 @@ static int run_batch(const arch_t *a, const char *path)
     return WL_OK;
 }
 
-/* Registers and static shared memory from ptxas for KERNEL.ptx; --regs overrides. */
+/* Registers and static shared memory from ptxas for KERNEL.ptx (KERNEL.cu: its PTX, made by
+ * nvcc); --regs overrides. */
 static int from_ptx(const occ_opts *o, const arch_t *a, occ_input *in, const char **regs_src,
                     ptxas_info *info, int *ran)
 {
@@ -431,7 +434,18 @@ static int from_ptx(const occ_opts *o, const arch_t *a, occ_input *in, const cha
         return cli_usage_error(CMD, "%s: --kernel NAME is required with a PTX file", o->ptx);
     diag_t d;
     diag_clear(&d);
-    wl_status st = ptxas_query_info(o->ptx, o->kernel, a->sm_target, info, &d);
+    cudac_out cu;
+    memset(&cu, 0, sizeof cu);
+    if (cudac_is_source(o->ptx) && cudac_compile_or_say(CMD, o->ptx, a->sm_target, &cu))
+        return WL_EUSAGE;
+    wl_status st = ptxas_query_info(cu.ptx[0] ? cu.ptx : o->ptx, o->kernel, a->sm_target, info, &d);
+    if (st == WL_OK || st == PTXAS_ENOTFOUND)
+        cudac_remove(&cu);
+    else if (cu.ptx[0]) { /* ptxas's message names the PTX: keep it */
+        fprintf(stderr, "warplab occupancy: note: the PTX nvcc made of %s is kept at %s\n", o->ptx,
+                cu.ptx);
+        free(cu.log);
+    }
     if (st == PTXAS_ENOTFOUND && o->regs < 0)
         return cli_usage_error(CMD, "ptxas is not on the PATH: give the register count with "
                                     "--regs N");

@@ -24,6 +24,7 @@
 #include "arch.h"
 #include "argspec.h"
 #include "cli.h"
+#include "cudac.h"
 #include "devmem.h"
 #include "launch.h"
 #include "lesson.h"
@@ -44,7 +45,9 @@ static const char usage[] =
     "                   [--max-cycles N] [--sanitize] [--ptx-order]\n"
     "                   [--spills MAP | --no-spills]\n"
     "\n"
-    "Runs one kernel launch on the simulated GPU, cycle by cycle (docs/model.md).\n"
+    "Runs one kernel launch on the simulated GPU, cycle by cycle (docs/model.md). KERNEL.cu\n"
+    "instead of KERNEL.ptx: compiled first with nvcc -ptx -arch=<the arch's sm> -lineinfo\n"
+    "($NVCC, else nvcc on the PATH; an error without one).\n"
     "--arg SPEC, one per kernel parameter, in order:\n"
     "  scalar TYPE:VALUE           u32:42  s32:-1  f32:2.0  (TYPE u8 s8 u16 s16 u32 s32 u64 s64 f32\n"
     "                              f64 f16 bf16; f16/bf16 also fill a __half/__nv_bfloat16 by value)\n"
@@ -103,6 +106,7 @@ typedef struct {
     timing_result tr;    /* timed runs; --sanitize fills its instruction counts */
     int functional;
     double sim_seconds;
+    cudac_out cu;        /* KERNEL.cu: its PTX, made by nvcc ("" otherwise) */
 } run_state;
 
 /* ---- option parsing ------------------------------------------------------------ */
@@ -780,6 +784,13 @@ int cmd_run(int argc, char **argv)
         rc = parse_opts(argc, argv, o);
     if (!rc && arch_load(cli_arch_dir(), o->arch, &s->arch, &d) != WL_OK)
         rc = cli_report(&d);
+    const char *cu = NULL; /* KERNEL.cu as given: from here on o->ptx is its PTX */
+    if (!rc && cudac_is_source(o->ptx)) {
+        cu = o->ptx;
+        rc = cudac_compile_or_say(CMD, cu, s->arch.sm_target, &s->cu);
+        if (!rc)
+            o->ptx = s->cu.ptx;
+    }
     if (!rc && ptx_parse_file(o->ptx, &s->mod, &d) != WL_OK)
         rc = cli_report(&d);
     if (!rc && !o->ptx_order && !o->sanitize && ptx_schedule(s->mod, &d) != WL_OK)
@@ -809,6 +820,14 @@ int cmd_run(int argc, char **argv)
             print_json(o, s);
         else
             print_text(o, s);
+    }
+    if (s && cu && s->cu.ptx[0]) {
+        if (rc) /* messages may name the PTX's lines: keep it to read them */
+            fprintf(stderr, "warplab run: note: the PTX nvcc made of %s is kept at %s\n", cu,
+                    s->cu.ptx);
+        else
+            cudac_remove(&s->cu);
+        free(s->cu.log);
     }
     if (s)
         run_free(s);
