@@ -3,7 +3,8 @@
  * module must print every instruction and keep its IR invariants (operand
  * ranges, branch targets, block ranges, ipdom ids), also after the ptxas
  * scheduling model reordered it (ptx_schedule), and its register pressure
- * must be computable (ptx_pressure). */
+ * must be computable (ptx_pressure); a kernel's check for skipped unsupported instructions
+ * (ptx_check_supported) gives WL_OK or WL_EUNSUPPORTED with a message and a line. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         return 0;
     }
-    for (uint32_t i = 0; i < m->nfuncs; i++)
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
         check_func(m, &m->funcs[i]);
+        /* a skipped unsupported instruction is refused at launch with a message and a line */
+        wl_status su = ptx_check_supported(m, &m->funcs[i], &d);
+        if (su != WL_OK && (su != WL_EUNSUPPORTED || d.msg[0] == '\0' || d.line <= 0))
+            abort();
+    }
     if (ptx_schedule(m, &d) != WL_OK && d.msg[0] == '\0')
         abort();
     for (uint32_t i = 0; i < m->nfuncs; i++) {

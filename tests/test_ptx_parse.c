@@ -22,6 +22,13 @@ static void parse_err(const char *src, size_t len, wl_status want, int line, int
     ptx_module *m = (ptx_module *)1;
     diag_t d;
     wl_status st = ptx_parse_string(src, len, "t.ptx", &m, &d);
+    if (st == WL_OK && want == WL_EUNSUPPORTED) { /* an instruction refused at launch instead */
+        for (uint32_t f = 0; f < m->nfuncs && st == WL_OK; f++)
+            if (m->funcs[f].is_entry)
+                st = ptx_check_supported(m, &m->funcs[f], &d);
+        ptx_module_free(m);
+        m = NULL;
+    }
     char b[2048];
     diag_format(&d, b, sizeof b);
     if (st != want || m != NULL || (line && d.line != line) || (col && d.col != col) ||
@@ -676,6 +683,54 @@ static void test_errors(void **state)
     }
 }
 
+/* An instruction the simulator does not model is skipped by the parser and refused when a
+ * kernel that reaches it is launched (ptx_check_supported): the file's other kernels run. */
+static void test_unsupported_deferred(void **state)
+{
+    (void)state;
+    static const char src[] =
+        HDR ".func (.param .b32 r) uses_tex(.param .b64 t)\n{\n.reg .b32 %r<2>;\n"
+            "tex.1d.v4.s32.s32 {%r1, %r1, %r1, %r1}, [t, {%r1}];\n"
+            "st.param.b32 [r], %r1;\nret;\n}\n"
+            ".entry plain(.param .u64 p)\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, 1;\nret;\n}\n"
+            ".entry tensor()\n{\n.reg .pred %p<2>;\n"
+            "@%p1 wgmma.fence.sync.aligned;\n  wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 "
+            "{%f1}, {%f2}, {%f3}, {%f4};\nret;\n}\n"
+            ".entry caller()\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n{\n"
+            ".param .b64 a;\n.param .b32 b;\nst.param.b64 [a], %rd1;\n"
+            "call.uni (b), uses_tex, (a);\nld.param.b32 %r1, [b];\n}\nret;\n}\n";
+    ptx_module *m = NULL;
+    diag_t d;
+    diag_clear(&d);
+    assert_int_equal(ptx_parse_string(src, strlen(src), "u.ptx", &m, &d), WL_OK);
+    const ptx_func *plain = ptx_find_func(m, "plain"), *tensor = ptx_find_func(m, "tensor"),
+                   *caller = ptx_find_func(m, "caller");
+    assert_non_null(plain);
+    assert_non_null(tensor);
+    assert_non_null(caller);
+    assert_int_equal(ptx_check_supported(m, plain, &d), WL_OK);
+    assert_null(plain->unsup_insn);
+    /* the first one of the kernel: line 20, column 6 (after the guard); the instructions
+     * skipped, up to their ';' (the operand braces included) */
+    diag_clear(&d);
+    assert_int_equal(ptx_check_supported(m, tensor, &d), WL_EUNSUPPORTED);
+    assert_int_equal(d.line, 20);
+    assert_int_equal(d.col, 6);
+    assert_non_null(strstr(d.msg, "unsupported instruction 'wgmma.fence.sync.aligned'"));
+    assert_int_equal(tensor->ninsns, 1); /* only ret */
+    /* through a call: the callee's instruction, naming both */
+    diag_clear(&d);
+    assert_int_equal(ptx_check_supported(m, caller, &d), WL_EUNSUPPORTED);
+    assert_int_equal(d.line, 7);
+    assert_int_equal(d.col, 1);
+    assert_non_null(strstr(d.msg, "'tex.1d.v4.s32.s32' (in uses_tex, which kernel caller calls)"));
+    assert_string_equal(d.file, "u.ptx");
+    ptx_module_free(m);
+    /* a file that ends inside a skipped instruction is still malformed */
+    static const char cut[] = HDR ".entry k()\n{\nwgmma.fence.sync.aligned\n";
+    parse_err(cut, strlen(cut), WL_EUSAGE, 0, 0, "expected ';'");
+}
+
 static void test_module_errors(void **state)
 {
     (void)state;
@@ -916,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_decode_call),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_module_errors),
+        cmocka_unit_test(test_unsupported_deferred),
         cmocka_unit_test(test_hostile_inputs),
         cmocka_unit_test(test_speed),
         cmocka_unit_test(test_isa_table),

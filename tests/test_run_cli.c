@@ -368,6 +368,41 @@ static void test_cuda_source(void **state)
     tu_free(&r);
 }
 
+/* A file holding a kernel with an instruction the simulator does not model: the other kernels
+ * run; that one exits 2 naming the instruction's line, before anything else is said. */
+static void test_unsupported_other_kernel(void **state)
+{
+    (void)state;
+    char ptx[300];
+    snprintf(ptx, sizeof ptx, "%s/two.ptx", tu_tmpdir());
+    FILE *f = fopen(ptx, "w");
+    assert_non_null(f);
+    fputs(".version 8.0\n.target sm_90a\n.address_size 64\n"
+          ".visible .entry ok(.param .u64 p)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<4>;\n"
+          "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n"
+          "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd2, %rd2, %rd3;\nmov.u32 %r2, 7;\n"
+          "st.global.u32 [%rd2], %r2;\nret;\n}\n"
+          ".visible .entry tc()\n{\nwgmma.fence.sync.aligned;\nret;\n}\n",
+          f);
+    fclose(f);
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/two-dump", tu_tmpdir());
+    tu_result r;
+    expect(&r, 0, NULL, "run", ptx, "--kernel", "ok", "--grid", "1", "--block", "32", "--arg",
+           "u32[32]:zeros", "--regs", "16", "--dump", dir, NULL);
+    tu_free(&r);
+    char *b = dumped(dir, "arg0.bin", 128);
+    for (int i = 0; i < 32; i++) {
+        uint32_t v;
+        memcpy(&v, b + 4 * i, 4);
+        assert_int_equal(v, 7);
+    }
+    free(b);
+    expect(&r, 2, "two.ptx:19:1: error: unsupported instruction 'wgmma.fence.sync.aligned'", "run",
+           ptx, "--kernel", "tc", "--grid", "1", "--block", "32", NULL);
+    tu_free(&r);
+}
+
 /* Dynamic shared memory: reverse within each block. */
 static void test_dynamic_smem(void **state)
 {
@@ -702,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_scalar_widths),
         cmocka_unit_test(test_half_args),
         cmocka_unit_test(test_cuda_source),
+        cmocka_unit_test(test_unsupported_other_kernel),
         cmocka_unit_test(test_dynamic_smem),
         cmocka_unit_test(test_fault_and_limits),
         cmocka_unit_test(test_million_blocks),

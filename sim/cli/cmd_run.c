@@ -797,6 +797,10 @@ int cmd_run(int argc, char **argv)
         rc = cli_report(&d);
     if (!rc)
         rc = find_kernel(o, s);
+    /* an instruction the simulator does not model, in the kernel or what it calls: exit 2 now,
+     * before ptxas and the arguments (the launch would refuse it too) */
+    if (!rc && ptx_check_supported(s->mod, s->fn, &d) != WL_OK)
+        rc = cli_report(&d);
     if (!rc)
         rc = load_spills(o, s);
     if (!rc)

@@ -50,6 +50,10 @@ wl_status exec_prog_create(const ptx_module *m, const ptx_func *k, const exec_gr
     if (ki < 0 || (uint32_t)ki >= m->nfuncs || !k->is_entry || k->is_decl)
         return diag_set(d, WL_EUSAGE, m->name, (int)k->line, (int)k->col,
                         "'%s' is not a kernel (.entry) with a body", k->name);
+    /* an instruction the parser skipped (tensor cores, textures, ...) in k or what it calls */
+    wl_status su = ptx_check_supported(m, k, d);
+    if (su != WL_OK)
+        return su;
     uint64_t nthreads = (uint64_t)g->block[0] * g->block[1] * g->block[2];
     if (nthreads == 0 || nthreads > 1024)
         return diag_set(d, WL_EUSAGE, NULL, 0, 0,

@@ -463,6 +463,12 @@ typedef struct ptx_func {
     ptx_operand *ops;  uint32_t nops;
     ptx_block *blocks; uint32_t nblocks;
     ptx_label *labels; uint32_t nlabels;
+
+    /* The first instruction of the body the simulator does not model (skipped by the parser,
+     * refused at launch: ptx_check_supported): its opcode text, line and column; NULL when
+     * there is none. */
+    const char *unsup_insn;
+    uint32_t unsup_line, unsup_col;
 } ptx_func;
 
 typedef struct ptx_module {

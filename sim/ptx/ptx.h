@@ -23,8 +23,16 @@
 /* Parses a whole .ptx file. On success *out owns the module (free with
  * ptx_module_free) and WL_OK is returned. On error *out is NULL and d holds the
  * status (WL_EUSAGE malformed/unreadable, WL_EUNSUPPORTED valid-but-unsupported)
- * with file:line:col. */
+ * with file:line:col. An instruction the simulator does not model (tensor cores, textures,
+ * ...: ptx_insn.c's list) is not an error of the module: it is skipped, its function remembers
+ * the first one, and ptx_check_supported refuses the kernels that would reach it, so the other
+ * kernels of the file still run. */
 wl_status ptx_parse_file(const char *path, ptx_module **out, diag_t *d);
+
+/* WL_OK when kernel k and every function it calls (transitively) hold only instructions the
+ * simulator models; else WL_EUNSUPPORTED with the first such instruction's file:line:col and
+ * name (and the function holding it, when not k). exec_prog_create asks before every launch. */
+wl_status ptx_check_supported(const ptx_module *m, const ptx_func *k, diag_t *d);
 
 /* Reorders the instructions inside each basic block the way ptxas's list scheduler would
  * (sim/ptx/ptx_sched.c): register dependencies, memory order and control flow are kept, so

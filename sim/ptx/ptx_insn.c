@@ -722,10 +722,19 @@ wl_status pinsn_parse(pparse *p)
         return punexpected(p, "an instruction");
     in.line = ot.line;
     in.col = ot.col;
+    /* an instruction we recognise but do not model: skipped up to its ';', the first one of
+     * the function remembered for ptx_check_supported (the file's other kernels still run) */
     for (size_t k = 0; k < sizeof unsupported_ops / sizeof unsupported_ops[0]; k++)
-        if (prefix_len(ot.text, ot.len, unsupported_ops[k]))
-            return perr(p, &ot, WL_EUNSUPPORTED, "unsupported instruction '%.*s'",
-                        (int)(ot.len > 60 ? 60 : ot.len), ot.text);
+        if (prefix_len(ot.text, ot.len, unsupported_ops[k])) {
+            if (!p->unsup.len)
+                p->unsup = ot;
+            while (!plex_is(&p->tok, ';')) {
+                if (p->tok.kind == PLEX_EOF)
+                    return punexpected(p, "';'");
+                TRY(pnext(p));
+            }
+            return pnext(p);
+        }
     size_t used;
     int op = find_opcode(ot.text, ot.len, &used);
     if (op < 0)

@@ -112,6 +112,7 @@ typedef struct pparse {
     uint64_t scope_callparam[PTX_MAX_NESTING_INT]; /* callparam_off at each '{' */
     uint64_t module_regs; /* registers declared in all functions so far */
     int pragma_nounroll;  /* a `.pragma "nounroll";` waits for the next instruction */
+    plex_tok unsup;       /* the function's first unsupported instruction (len 0: none) */
 } pparse;
 
 /* Error at a token's position; returns the status. */

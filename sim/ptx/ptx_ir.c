@@ -246,6 +246,47 @@ const ptx_func *ptx_find_func(const ptx_module *m, const char *name)
     return i < 0 ? NULL : &m->funcs[i];
 }
 
+wl_status ptx_check_supported(const ptx_module *m, const ptx_func *k, diag_t *d)
+{
+    if (k->unsup_insn)
+        return diag_set(d, WL_EUNSUPPORTED, m->name, (int)k->unsup_line, (int)k->unsup_col,
+                        "unsupported instruction '%s'", k->unsup_insn);
+    /* the functions k reaches through calls, each once (an explicit stack: call chains of a
+     * generated file can be long) */
+    uint32_t n = m->nfuncs ? m->nfuncs : 1, *stack = malloc(n * sizeof *stack), top = 0;
+    uint8_t *seen = calloc(n, 1);
+    if (!stack || !seen) {
+        free(stack);
+        free(seen);
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "out of memory");
+    }
+    const ptx_func *bad = NULL;
+    uint32_t ki = (uint32_t)(k - m->funcs);
+    seen[ki] = 1;
+    stack[top++] = ki;
+    while (top && !bad) {
+        const ptx_func *f = &m->funcs[stack[--top]];
+        if (f->unsup_insn) {
+            bad = f;
+            break;
+        }
+        for (uint32_t i = 0; i < f->ninsns; i++) {
+            int32_t t = f->insns[i].target;
+            if (f->insns[i].op == PTX_OP_CALL && t >= 0 && (uint32_t)t < m->nfuncs && !seen[t]) {
+                seen[t] = 1;
+                stack[top++] = (uint32_t)t;
+            }
+        }
+    }
+    free(stack);
+    free(seen);
+    if (!bad)
+        return WL_OK;
+    return diag_set(d, WL_EUNSUPPORTED, m->name, (int)bad->unsup_line, (int)bad->unsup_col,
+                    "unsupported instruction '%s' (in %s, which kernel %s calls)", bad->unsup_insn,
+                    bad->name, k->name);
+}
+
 /* ---------------- names ---------------- */
 static const char *const type_names[PTX_T_COUNT] = {
     "", "pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64",

@@ -132,6 +132,7 @@ static void reset_func_state(pparse *p)
     p->regs.n = p->locals.n = p->insns.n = p->ops.n = p->labels.n = 0;
     p->params.n = p->rets.n = p->lrefs.n = 0;
     p->pragma_nounroll = 0;
+    memset(&p->unsup, 0, sizeof p->unsup);
     psym_pop(&p->labsyms, 0); /* labels (depth 1) are per function */
     p->loc_file = p->loc_line = p->loc_col = 0;
     p->src_file = p->src_line = p->src_col = 0;
@@ -245,6 +246,13 @@ static wl_status finish_func(pparse *p, ptx_func *f)
     f->nops = (uint32_t)p->ops.n;
     f->labels = arena_copy(p, &p->labels, &fail);
     f->nlabels = (uint32_t)p->labels.n;
+    if (p->unsup.len) {
+        f->unsup_insn = parena_strndup(p->arena, p->unsup.text,
+                                       p->unsup.len > 60 ? 60 : p->unsup.len);
+        f->unsup_line = p->unsup.line;
+        f->unsup_col = p->unsup.col;
+        fail |= f->unsup_insn == NULL;
+    }
     if (fail)
         return poom(p);
     f->is_decl = 0;
