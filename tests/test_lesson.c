@@ -498,11 +498,8 @@ static void test_student_cu(void **state)
     tu_free(&r);
     /* a compile error is reported, exit 1 */
     char path[4200];
-    snprintf(path, sizeof path, "%s/broken.cu", tu_tmpdir());
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("extern \"C\" __global__ void pw_neighbour( { }\n", f);
-    fclose(f);
+    assert_non_null(tu_tmpfile("broken.cu", "extern \"C\" __global__ void pw_neighbour( { }\n",
+                               path, sizeof path));
     st = tu_warplab(&r, "lesson", "2", "--lang", "en", "--check", path, NULL);
     if (st != 1 || !strstr(r.err, "nvcc could not compile"))
         fail_msg("broken .cu exited %d:\n%s", st, r.err);

@@ -355,12 +355,10 @@ static void test_cuda_source(void **state)
     assert_non_null(strstr(r.out, "registers (ptxas)"));
     tu_free(&r);
     /* nvcc's own message for a file it cannot compile, exit 1 */
+    static const char broken[] =
+        "extern \"C\" __global__ void k(int *p) { p[0] = undeclared_name; }\n";
     char bad[300];
-    snprintf(bad, sizeof bad, "%s/broken.cu", tu_tmpdir());
-    FILE *f = fopen(bad, "w");
-    assert_non_null(f);
-    fputs("extern \"C\" __global__ void k(int *p) { p[0] = undeclared_name; }\n", f);
-    fclose(f);
+    assert_non_null(tu_tmpfile("broken.cu", broken, bad, sizeof bad));
     int st = tu_warplab(&r, "run", bad, "--kernel", "k", "--grid", "1", "--block", "1", "--arg",
                         "s32[1]:zeros", NULL);
     if (st != 1 || !strstr(r.err, "nvcc could not compile") || !strstr(r.err, "undeclared_name"))
@@ -373,18 +371,15 @@ static void test_cuda_source(void **state)
 static void test_unsupported_other_kernel(void **state)
 {
     (void)state;
+    static const char two[] =
+        ".version 8.0\n.target sm_90a\n.address_size 64\n"
+        ".visible .entry ok(.param .u64 p)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<4>;\n"
+        "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n"
+        "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd2, %rd2, %rd3;\nmov.u32 %r2, 7;\n"
+        "st.global.u32 [%rd2], %r2;\nret;\n}\n"
+        ".visible .entry tc()\n{\nwgmma.fence.sync.aligned;\nret;\n}\n";
     char ptx[300];
-    snprintf(ptx, sizeof ptx, "%s/two.ptx", tu_tmpdir());
-    FILE *f = fopen(ptx, "w");
-    assert_non_null(f);
-    fputs(".version 8.0\n.target sm_90a\n.address_size 64\n"
-          ".visible .entry ok(.param .u64 p)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<4>;\n"
-          "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n"
-          "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd2, %rd2, %rd3;\nmov.u32 %r2, 7;\n"
-          "st.global.u32 [%rd2], %r2;\nret;\n}\n"
-          ".visible .entry tc()\n{\nwgmma.fence.sync.aligned;\nret;\n}\n",
-          f);
-    fclose(f);
+    assert_non_null(tu_tmpfile("two.ptx", two, ptx, sizeof ptx));
     char dir[300];
     snprintf(dir, sizeof dir, "%s/two-dump", tu_tmpdir());
     tu_result r;
@@ -631,11 +626,8 @@ static void test_spill_map(void **state)
     cJSON_Delete(j);
     tu_free(&r);
     char bad[1024];
-    snprintf(bad, sizeof bad, "%s/bad.spills", tu_tmpdir());
-    FILE *f = fopen(bad, "w");
-    assert_non_null(f);
-    fputs("[or_regs_lb8]\nframe = 8\nop = stl 1 4 8\n", f);
-    fclose(f);
+    assert_non_null(tu_tmpfile("bad.spills", "[or_regs_lb8]\nframe = 8\nop = stl 1 4 8\n", bad,
+                               sizeof bad));
     base[nb] = "--spills";
     base[nb + 1] = bad;
     tu_warplabv(&r, nb + 2, base);

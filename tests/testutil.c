@@ -177,3 +177,15 @@ int tu_have_tool(const char *tool)
     }
     return 0;
 }
+
+const char *tu_tmpfile(const char *name, const char *text, char *path, size_t n)
+{
+    const char *dir = tu_tmpdir();
+    if (!dir || snprintf(path, n, "%s/%s", dir, name) >= (int)n)
+        return NULL;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    int ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok ? path : NULL;
+}

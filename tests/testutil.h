@@ -24,6 +24,9 @@ char *tu_read_file(const char *path, size_t *len);
 /* A fresh temporary directory (mkdtemp; NULL on failure): it and what it holds are removed
  * when the test program exits. */
 const char *tu_tmpdir(void);
+/* Writes text to a new file NAME in a fresh tu_tmpdir(); its path goes to path (n bytes) and is
+ * returned, NULL when it could not be written. */
+const char *tu_tmpfile(const char *name, const char *text, char *path, size_t n);
 /* True when an executable named tool is on $PATH (nvcc, ptxas: tests that need one skip
  * without it). */
 int tu_have_tool(const char *tool);
