@@ -6,6 +6,7 @@
  * to a user-given --regs or an estimate.
  */
 #include "ptxas.h"
+#include "kname.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -149,16 +150,42 @@ static int number_after(const char *line, const char *end, const char *what)
     return -1;
 }
 
+/* The entry function of the report that kernel names: its own name, else the one mangled
+ * name whose C++ name it is (kname.h). Returns the text after its "Compiling entry function
+ * 'NAME' for", or NULL (*many set when several match). */
+static const char *find_entry(const char *text, const char *kernel, int *many)
+{
+    static const char tag[] = "Compiling entry function '";
+    const char *hit = NULL;
+    *many = 0;
+    for (const char *p = strstr(text, tag); p; p = strstr(p + 1, tag)) {
+        const char *name = p + sizeof tag - 1, *q = strchr(name, '\'');
+        if (!q || (size_t)(q - name) >= 512 || strncmp(q, "' for", 5) != 0)
+            continue;
+        char sym[512];
+        memcpy(sym, name, (size_t)(q - name));
+        sym[q - name] = '\0';
+        if (strcmp(sym, kernel) == 0)
+            return q + 5;
+        if (kname_matches(sym, kernel)) {
+            *many += hit != NULL;
+            hit = q + 5;
+        }
+    }
+    return *many ? NULL : hit;
+}
+
 wl_status ptxas_parse_report(const char *text, const char *kernel, ptxas_info *info, diag_t *d)
 {
     memset(info, 0, sizeof *info);
-    char head[600];
-    snprintf(head, sizeof head, "Compiling entry function '%s' for", kernel);
-    const char *start = strstr(text, head);
+    int many;
+    const char *start = find_entry(text, kernel, &many);
     if (!start)
-        return diag_set(d, WL_EUSAGE, NULL, 0, 0, "ptxas reported no entry function '%s'",
+        return diag_set(d, WL_EUSAGE, NULL, 0, 0,
+                        many ? "'%s' names several entry functions of ptxas's report: give the "
+                               "mangled name of one"
+                             : "ptxas reported no entry function '%s'",
                         kernel);
-    start += strlen(head);
     const char *stop = strstr(start, "Compiling entry function '");
     if (!stop)
         stop = start + strlen(start);

@@ -364,6 +364,21 @@ static void test_ptxas_report_parser(void **state)
     assert_int_equal(ptxas_parse_report(report, "missing", &info, &d), WL_EUSAGE);
     assert_non_null(strstr(d.msg, "missing"));
     assert_int_equal(ptxas_parse_report("garbage", "sm", &info, &d), WL_EUSAGE);
+    /* kernels not declared extern "C": found by their C++ name (kname.h), unless it is
+     * ambiguous (a template's two instances) */
+    const char *mangled =
+        "ptxas info    : Compiling entry function '_Z3addPfi' for 'sm_90'\n"
+        "ptxas info    : Used 8 registers, used 0 barriers, 360 bytes cmem[0]\n"
+        "ptxas info    : Compiling entry function '_Z4fillIfEvPT_S0_' for 'sm_90'\n"
+        "ptxas info    : Used 6 registers, used 0 barriers, 364 bytes cmem[0]\n"
+        "ptxas info    : Compiling entry function '_Z4fillIiEvPT_S0_' for 'sm_90'\n"
+        "ptxas info    : Used 7 registers, used 0 barriers, 364 bytes cmem[0]\n";
+    assert_int_equal(ptxas_parse_report(mangled, "add", &info, &d), WL_OK);
+    assert_int_equal(info.regs, 8);
+    assert_int_equal(ptxas_parse_report(mangled, "_Z4fillIiEvPT_S0_", &info, &d), WL_OK);
+    assert_int_equal(info.regs, 7);
+    assert_int_equal(ptxas_parse_report(mangled, "fill", &info, &d), WL_EUSAGE);
+    assert_non_null(strstr(d.msg, "names several entry functions"));
 }
 
 

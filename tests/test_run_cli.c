@@ -398,6 +398,43 @@ static void test_unsupported_other_kernel(void **state)
     tu_free(&r);
 }
 
+/* Kernels not declared extern "C" are named in the PTX by their mangled C++ names: --kernel
+ * takes the C++ name (add for _Z3addPfi, scale or ns::scale for _ZN2ns5scaleEPff), and an
+ * ambiguous one (two instances of a template) is an error listing them. */
+static void test_mangled_kernel_names(void **state)
+{
+    (void)state;
+    static const char src[] =
+        ".version 8.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry _Z3addPfi(.param .u64 a, .param .u32 n)\n{\nret;\n}\n"
+        ".visible .entry _ZN2ns5scaleEPff(.param .u64 a, .param .f32 s)\n{\nret;\n}\n"
+        ".visible .entry _Z4fillIfEvPT_S0_(.param .u64 a, .param .f32 v)\n{\nret;\n}\n"
+        ".visible .entry _Z4fillIiEvPT_S0_(.param .u64 a, .param .u32 v)\n{\nret;\n}\n";
+    char ptx[300];
+    assert_non_null(tu_tmpfile("mangled.ptx", src, ptx, sizeof ptx));
+    tu_result r;
+    const char *names[] = {"add", "scale", "ns::scale"}, *syms[] = {"_Z3addPfi",
+                                                                     "_ZN2ns5scaleEPff",
+                                                                     "_ZN2ns5scaleEPff"};
+    const char *second[] = {"u32:4", "f32:2", "f32:2"};
+    for (int i = 0; i < 3; i++) {
+        expect(&r, 0, NULL, "run", ptx, "--kernel", names[i], "--grid", "1", "--block", "32",
+               "--arg", "f32[32]:zeros", "--arg", second[i], "--regs", "16", "--json", NULL);
+        cJSON *j = cJSON_Parse(r.out);
+        assert_non_null(j);
+        assert_string_equal(cJSON_GetObjectItem(j, "kernel")->valuestring, syms[i]);
+        cJSON_Delete(j);
+        tu_free(&r);
+    }
+    expect(&r, 1, "'fill' names 2 kernels", "run", ptx, "--kernel", "fill", "--grid", "1",
+           "--block", "32", "--arg", "f32[32]:zeros", "--arg", "f32:1", NULL);
+    assert_non_null(strstr(r.err, "_Z4fillIfEvPT_S0_ (fill), _Z4fillIiEvPT_S0_ (fill)"));
+    tu_free(&r);
+    expect(&r, 1, "kernels: _Z3addPfi (add), _ZN2ns5scaleEPff (ns::scale)", "run", ptx,
+           "--kernel", "mul", "--grid", "1", "--block", "32", NULL);
+    tu_free(&r);
+}
+
 /* Dynamic shared memory: reverse within each block. */
 static void test_dynamic_smem(void **state)
 {
@@ -730,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_half_args),
         cmocka_unit_test(test_cuda_source),
         cmocka_unit_test(test_unsupported_other_kernel),
+        cmocka_unit_test(test_mangled_kernel_names),
         cmocka_unit_test(test_dynamic_smem),
         cmocka_unit_test(test_fault_and_limits),
         cmocka_unit_test(test_million_blocks),

@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "cudac.h"
 #include "devmem.h"
+#include "kname.h"
 #include "launch.h"
 #include "lesson.h"
 #include "occupancy.h"
@@ -295,21 +296,53 @@ static int check_launch(const run_opts *o, run_state *s)
     return WL_OK;
 }
 
-static int find_kernel(const run_opts *o, run_state *s)
+/* The kernels of the module as a list for messages: "a, _Z3addPfi (add), ..."; only those
+ * kname_matches with name when name is not NULL. Returns how many. */
+static int kernel_list(const ptx_module *m, const char *name, char *list, size_t n)
+{
+    size_t len = 0;
+    int count = 0;
+    list[0] = '\0';
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const ptx_func *g = &m->funcs[i];
+        if (!g->is_entry || g->is_decl || (name && !kname_matches(g->name, name)))
+            continue;
+        count++;
+        char base[256];
+        if (len < n)
+            len += (size_t)snprintf(list + len, n - len, "%s%s", len ? ", " : "", g->name);
+        if (len < n && kname_base(g->name, base, sizeof base))
+            len += (size_t)snprintf(list + len, n - len, " (%s)", base);
+    }
+    return count;
+}
+
+/* --kernel NAME: the entry of that name, else the one whose C++ name it is (a kernel not
+ * declared extern "C" has a mangled name in the PTX: `add` finds _Z3addPfi, kname.h). From here
+ * on o->kernel is the PTX's name. */
+static int find_kernel(run_opts *o, run_state *s)
 {
     const ptx_func *f = ptx_find_func(s->mod, o->kernel);
     if (f && f->is_entry && !f->is_decl) {
         s->fn = f;
         return WL_OK;
     }
-    char list[1024] = "";
-    size_t len = 0;
-    for (uint32_t i = 0; i < s->mod->nfuncs; i++) {
-        const ptx_func *g = &s->mod->funcs[i];
-        if (g->is_entry && !g->is_decl && len < sizeof list)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
-                                    g->name);
+    char list[1024];
+    if (!f) {
+        int n = kernel_list(s->mod, o->kernel, list, sizeof list);
+        if (n > 1)
+            return cli_usage_error(CMD, "'%s' names %d kernels in %s: %s; give the PTX name of "
+                                   "one", o->kernel, n, o->ptx, list);
+        for (uint32_t i = 0; n == 1 && i < s->mod->nfuncs; i++) {
+            const ptx_func *g = &s->mod->funcs[i];
+            if (g->is_entry && !g->is_decl && kname_matches(g->name, o->kernel)) {
+                s->fn = g;
+                o->kernel = g->name;
+                return WL_OK;
+            }
+        }
     }
+    int len = kernel_list(s->mod, NULL, list, sizeof list);
     if (f)
         return cli_usage_error(CMD, "'%s' in %s is a device function (.func), not a kernel; "
                                "kernels: %s", o->kernel, o->ptx, len ? list : "none");
@@ -559,7 +592,10 @@ static void print_json(const run_opts *o, const run_state *s)
 static void print_text(const run_opts *o, const run_state *s)
 {
     const timing_result *r = &s->tr;
-    printf("kernel %s on %s (%s)%s\n", o->kernel, s->arch.name, s->arch.full_name,
+    char cxx[256], named[300] = ""; /* a mangled kernel's C++ name beside it */
+    if (kname_base(o->kernel, cxx, sizeof cxx))
+        snprintf(named, sizeof named, " (%s)", cxx);
+    printf("kernel %s%s on %s (%s)%s\n", o->kernel, named, s->arch.name, s->arch.full_name,
            s->functional ? ", functional run (--sanitize): instruction counts, no timing" : "");
     printf("  resources   %d registers/thread (%s), %u B static + %" PRIu64 " B dynamic shared\n",
            s->regs, s->regs_source, s->fn->smem_static, o->smem);
