@@ -20,6 +20,7 @@
 #include "../sim/ptx/ptx_cfg.c"
 #include "../sim/ptx/ptx_format.c"
 #include "../sim/ptx/ptx_sched.c"
+#include "../sim/kname.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -70,6 +71,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (uint32_t i = 0; i < m->nfuncs; i++) {
         check_func(m, &m->funcs[i]);
+        /* a function name read as a mangled C++ name (--kernel's matching) */
+        char cxx[32];
+        if (kname_base(m->funcs[i].name, cxx, sizeof cxx) && !cxx[0])
+            abort();
+        (void)kname_matches(m->funcs[i].name, "k");
         /* a skipped unsupported instruction is refused at launch with a message and a line */
         wl_status su = ptx_check_supported(m, &m->funcs[i], &d);
         if (su != WL_OK && (su != WL_EUNSUPPORTED || d.msg[0] == '\0' || d.line <= 0))
