@@ -304,6 +304,34 @@ static void test_half_args(void **state)
     }
     free(bx);
     free(by);
+    /* the H200's results of the same kernel on 4096 elements (gpu/microbench/halves.cu, its
+     * inputs made from the same specs): equal bit for bit */
+    char *mj = tu_read_file(tu_path("gpu/measured/h200/microbench/halves.json"), NULL);
+    assert_non_null(mj);
+    cJSON *m = cJSON_Parse(mj), *h = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "results"),
+                                                          "halves");
+    assert_non_null(h);
+    const char *hex = cJSON_GetObjectItem(h, "y_hex")->valuestring;
+    assert_int_equal(strlen(hex), 4096 * 4);
+    char xspec[80];
+    snprintf(xspec, sizeof xspec, "%s", cJSON_GetObjectItem(h, "x")->valuestring);
+    snprintf(dir, sizeof dir, "%s/halves-h200", tu_tmpdir());
+    expect(&r, 0, NULL, "run", tu_path(PTX), "--kernel", "halves", "--grid", "16", "--block",
+           "256", "--arg", xspec, "--arg", cJSON_GetObjectItem(h, "s")->valuestring, "--arg",
+           cJSON_GetObjectItem(h, "b")->valuestring, "--arg", "bf16[4096]:zeros", "--arg",
+           "s32:4096", "--dump", dir, NULL);
+    tu_free(&r);
+    by = dumped(dir, "arg3.bin", 8192);
+    for (int i = 0; i < 4096; i++) {
+        unsigned want = 0;
+        assert_int_equal(sscanf(hex + 4 * i, "%4x", &want), 1);
+        unsigned got = (unsigned char)by[2 * i] | (unsigned char)by[2 * i + 1] << 8;
+        if (got != want)
+            fail_msg("halves y[%d] = 0x%04x, the H200's 0x%04x", i, got, want);
+    }
+    free(by);
+    cJSON_Delete(m);
+    free(mj);
 }
 
 /* KERNEL.cu: compiled with nvcc first (run and occupancy), or a clear error without nvcc. */
