@@ -18,8 +18,9 @@
 // "after_k_blocks": does the placement depend on what ran before? Before each probed b1024
 // launch, a launch of k one-warp blocks that do nothing (k = 0: none), REPS times per k; per
 // launch the heaviest SM's work, the probe's span and the SMs of blocks 0 and 1, and for the
-// first of each k the SM of each of the first 132 blocks. Nothing here is typed by hand: every
-// number is what the GPU reported.
+// first of each k the SM of each of the first 132 blocks. "after_memset": the same after a
+// cudaMemsetAsync of twice the L2 (what the harness runs before each timed launch), against the
+// same loop without it. Nothing here is typed by hand: every number is what the GPU reported.
 #define WL_PROBE
 #include "../kernels/wl_probe.h"
 #include "../kernels/wl_math.h"
@@ -267,6 +268,61 @@ static void after_k_blocks(mb_json *j)
     MB_CHECK(cudaFree(out));
 }
 
+#define MEMSET_REPS 100
+
+// "after_memset": the harness (gpu/harness/harness.cu) clears the L2 before every timed launch
+// with a cudaMemsetAsync of twice its size. Does that change where the blocks go? MEMSET_REPS
+// probed b1024 launches each right after such a memset, and as many without (the control, the
+// same loop with the memset left out); per launch the heaviest SM's work, the span and the SMs
+// of blocks 0 and 1, and per series the count of launches by heaviest work.
+static void after_memset(mb_json *j)
+{
+    const int grid = 264, block = 1024;
+    int nsm = 0, l2 = 0;
+    MB_CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    MB_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    size_t flush_bytes = 2 * (size_t)l2;
+    unsigned *out;
+    void *flush;
+    MB_CHECK(cudaMalloc(&out, (size_t)grid * block * sizeof *out));
+    MB_CHECK(cudaMalloc(&flush, flush_bytes));
+    wl_probe_rec *buf;
+    MB_CHECK(cudaMalloc(&buf, (size_t)grid * (block / 32) * sizeof *buf));
+    MB_CHECK(cudaMemcpyToSymbol(wl_probe_buf, &buf, sizeof buf));
+    unsigned cap = (unsigned)(grid * (block / 32));
+    MB_CHECK(cudaMemcpyToSymbol(wl_probe_cap, &cap, sizeof cap));
+    mb_key(j, "after_memset");
+    printf("{\n      \"grid\": %d, \"block\": %d, \"reps\": %d, \"memset_bytes\": %zu, "
+           "\"columns\": [\"max_sm_eighths\", \"span_us\", \"sm_of_block0\", "
+           "\"sm_of_block1\"],",
+           grid, block, MEMSET_REPS, flush_bytes);
+    for (int with = 1; with >= 0; --with) {
+        std::map<int, int> count;
+        std::vector<int> sm_of;
+        printf("\n      \"%s\": {\"launches\": [", with ? "with_memset" : "without_memset");
+        for (int r = 0; r < MEMSET_REPS; ++r) {
+            if (with)
+                MB_CHECK(cudaMemsetAsync(flush, 0, flush_bytes));
+            double span;
+            int mw = probe_once(out, buf, grid, block, nsm, sm_of, &span);
+            count[mw]++;
+            printf("%s[%d, %.3f, %d, %d]", r ? ", " : "", mw, span, sm_of[0], sm_of[1]);
+        }
+        printf("], \"by_max_sm_eighths\": {");
+        int first = 1;
+        for (auto &kv : count) {
+            printf("%s\"%d\": %d", first ? "" : ", ", kv.first, kv.second);
+            first = 0;
+        }
+        printf("}}%s", with ? "," : "");
+        fflush(stdout);
+    }
+    printf("\n    }");
+    MB_CHECK(cudaFree(buf));
+    MB_CHECK(cudaFree(flush));
+    MB_CHECK(cudaFree(out));
+}
+
 int main()
 {
     mb_begin("placement");
@@ -274,6 +330,7 @@ int main()
     variant(&j, "b1024", 264, 1024);
     variant(&j, "b128", 2112, 128);
     after_k_blocks(&j);
+    after_memset(&j);
     mb_end();
     return 0;
 }
