@@ -31,6 +31,8 @@
 #   placement.json   lesson 10's uneven blocks (sched_uneven, 264 x 1024 and 2112 x 128), 400
 #                    launches each: event time and, with the timeline probe, which SM each
 #                    block ran on, the heaviest SM's work and the probe's span, per launch;
+#                    (after_k_blocks, after_memset: the same after other launches, after the
+#                    harness's L2-clearing memset);
 #                    placement-ncu-b1024.csv, -b128.csv: Nsight Compute's duration of 40 launches
 #   sass.txt         cuobjdump -sass of the programs (checks one SASS op per chain step)
 #   measure.log      nvidia-smi before/after, nvcc version, build and run messages, timings
