@@ -223,6 +223,17 @@ static int probe_once(unsigned *out, wl_probe_rec *buf, int grid, int block, int
 
 #define REPS 6
 
+// A probe record per warp of grid x block, made the probe's buffer (free it with cudaFree).
+static wl_probe_rec *probe_buffer(int grid, int block)
+{
+    wl_probe_rec *buf;
+    MB_CHECK(cudaMalloc(&buf, (size_t)grid * (block / 32) * sizeof *buf));
+    MB_CHECK(cudaMemcpyToSymbol(wl_probe_buf, &buf, sizeof buf));
+    unsigned cap = (unsigned)(grid * (block / 32));
+    MB_CHECK(cudaMemcpyToSymbol(wl_probe_cap, &cap, sizeof cap));
+    return buf;
+}
+
 static void after_k_blocks(mb_json *j)
 {
     const int grid = 264, block = 1024;
@@ -233,11 +244,7 @@ static void after_k_blocks(mb_json *j)
     MB_CHECK(cudaMalloc(&out, (size_t)grid * block * sizeof *out));
     MB_CHECK(cudaMalloc(&sink, 2 * sizeof *sink));
     MB_CHECK(cudaMemset(sink, 0, 2 * sizeof *sink));
-    wl_probe_rec *buf;
-    MB_CHECK(cudaMalloc(&buf, (size_t)grid * (block / 32) * sizeof *buf));
-    MB_CHECK(cudaMemcpyToSymbol(wl_probe_buf, &buf, sizeof buf));
-    unsigned cap = (unsigned)(grid * (block / 32));
-    MB_CHECK(cudaMemcpyToSymbol(wl_probe_cap, &cap, sizeof cap));
+    wl_probe_rec *buf = probe_buffer(grid, block);
     mb_key(j, "after_k_blocks");
     printf("{\n      \"grid\": %d, \"block\": %d, \"reps\": %d, \"columns\": "
            "[\"max_sm_eighths\", \"span_us\", \"sm_of_block0\", \"sm_of_block1\"],",
@@ -286,11 +293,7 @@ static void after_memset(mb_json *j)
     void *flush;
     MB_CHECK(cudaMalloc(&out, (size_t)grid * block * sizeof *out));
     MB_CHECK(cudaMalloc(&flush, flush_bytes));
-    wl_probe_rec *buf;
-    MB_CHECK(cudaMalloc(&buf, (size_t)grid * (block / 32) * sizeof *buf));
-    MB_CHECK(cudaMemcpyToSymbol(wl_probe_buf, &buf, sizeof buf));
-    unsigned cap = (unsigned)(grid * (block / 32));
-    MB_CHECK(cudaMemcpyToSymbol(wl_probe_cap, &cap, sizeof cap));
+    wl_probe_rec *buf = probe_buffer(grid, block);
     mb_key(j, "after_memset");
     printf("{\n      \"grid\": %d, \"block\": %d, \"reps\": %d, \"memset_bytes\": %zu, "
            "\"columns\": [\"max_sm_eighths\", \"span_us\", \"sm_of_block0\", "
