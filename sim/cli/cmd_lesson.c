@@ -426,7 +426,7 @@ static int check_student(lexp_session *s, const char *file)
                        "你的 kernel 的结果与原版不同"),
                why);
     if (!s->student.json) {
-        if (ends_with(file, ".cu"))
+        if (cudac_is_source(file))
             name_source_lines(ptx, file, s->student.error, sizeof s->student.error);
         printf("  %s:\n", lexp_tr(s, "your kernel did not run", "你的 kernel 没能运行"));
         lexp_wrap(s->student.error, 4, 92);
