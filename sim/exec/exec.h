@@ -116,7 +116,7 @@ typedef enum {
 exec_warp_state exec_warp_state_of(const exec_block *b, int warp);
 int exec_block_done(const exec_block *b);
 
-#define EXEC_MAX_REGS 8
+#define EXEC_MAX_REGS 16 /* mma.sync: 4 written, 10 read, a guard */
 /* What one warp instruction did. */
 typedef struct {
     uint16_t opcode;      /* ptx_opcode */

@@ -317,6 +317,9 @@ void xctl_free_stacks(xwarp *W);
 void xctl_warp_sync(xwarp *W, xsimt *t, uint32_t mask, uint32_t m);
 wl_status xctl_branch(exec_block *b, int warp, const xinsn *in, uint32_t active, uint32_t taken,
                       exec_step_info *out, diag_t *d);
+/* mma.sync on the warp's fragments (xmma.c); m: the lanes executing (must be all 32). */
+wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m,
+                    diag_t *d);
 /* xwide.c: warp-wide ops; values computed before an instruction (sregs, symbol addresses). */
 wl_status xwide_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t active,
                      uint32_t m, diag_t *d);

@@ -54,7 +54,7 @@ typedef enum {
     PTX_UNIT_BARRIER, /* bar/barrier/membar/fence/mbarrier */
     PTX_UNIT_SHFL,    /* shfl/vote/match/redux (MIO-issued warp-wide ops) */
     PTX_UNIT_ATOM,    /* atom/red (global: L2 ROP; shared: ATOMS) */
-    PTX_UNIT_TENSOR,  /* mma/wmma (parse-level only for now) */
+    PTX_UNIT_TENSOR,  /* mma.sync (tensor cores; wmma/wgmma are not modelled) */
     PTX_UNIT_CTRL,    /* no execution unit: nanosleep, activemask, trap, pragma-ish ops */
     PTX_UNIT_ARITH,   /* isa.def only: resolved by type, see above */
     PTX_UNIT_COUNT
@@ -164,6 +164,9 @@ typedef enum {
 
 /* ptx_insn.mode: one small enum whose meaning depends on the opcode. */
 typedef enum { PTX_SHFL_UP = 1, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX } ptx_shflmode;
+/* mma.sync shapes (mode); type[0] = d's type (f32), type[1] = a's and b's (f16 or bf16),
+ * type[2] = c's (f32). Operands: {d x4}, {a x4|x2}, {b x2|x1}, {c x4} (PTX ISA 9.7.14.5.8). */
+typedef enum { PTX_MMA_M16N8K16 = 1, PTX_MMA_M16N8K8 } ptx_mmashape;
 typedef enum { PTX_VOTE_ALL = 1, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT } ptx_votemode;
 typedef enum { PTX_MATCH_ANY = 1, PTX_MATCH_ALL } ptx_matchmode;
 /* bar / barrier: .sync, .arrive, .red (bar.sync == barrier.sync.aligned) */

@@ -19,6 +19,28 @@ static const char *const unsupported_ops[] = {
     "prefetch.tensormap",
 };
 
+/* The mma.sync forms the executor runs (tensor cores, xmma.c); any other mma (other shapes,
+ * integer, tf32, f64, fp8, f16 accumulators, sparse mma.sp) is skipped as unsupported. */
+static const struct {
+    const char *name;
+    uint8_t shape, ab; /* ptx_mmashape; the type of a and b */
+    uint8_t na, nb;    /* registers in a and b ({d} and {c} have 4) */
+} mma_forms[] = {
+    {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", PTX_MMA_M16N8K16, PTX_T_F16, 4, 2},
+    {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", PTX_MMA_M16N8K16, PTX_T_BF16, 4, 2},
+    {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", PTX_MMA_M16N8K8, PTX_T_F16, 2, 1},
+    {"mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", PTX_MMA_M16N8K8, PTX_T_BF16, 2, 1},
+};
+
+/* The mma_forms row of opcode word t, or -1. */
+static int mma_form(const plex_tok *t)
+{
+    for (int k = 0; k < (int)(sizeof mma_forms / sizeof mma_forms[0]); k++)
+        if (strlen(mma_forms[k].name) == t->len && !memcmp(mma_forms[k].name, t->text, t->len))
+            return k;
+    return -1;
+}
+
 /* Does word w (length n) start with name s followed by '.' or the end? */
 static size_t prefix_len(const char *w, size_t n, const char *s)
 {
@@ -619,6 +641,29 @@ static void type_operands(pparse *p, const ptx_insn *in)
     }
 }
 
+/* mma.sync's operands: four vectors of 32-bit registers, {d} and {c} of 4, {a} and {b} of
+ * the form's counts (the fragments of PTX ISA 9.7.14.5.8). */
+static wl_status check_mma(pparse *p, const ptx_insn *in, const plex_tok *ot, int mf)
+{
+    const uint8_t want[4] = {4, mma_forms[mf].na, mma_forms[mf].nb, 4};
+    for (unsigned k = 0; k < 4; k++) {
+        const ptx_operand *o = &PVEC_AT(p->ops, ptx_operand, in->op0 + k);
+        int ok = o->kind == PTX_OPND_VEC && o->nvec == want[k];
+        for (unsigned e = 0; ok && e < o->nvec; e++) {
+            int32_t r = o->vec[e];
+            unsigned t = r >= 0 ? PVEC_AT(p->regs, ptx_reg, r).type : PTX_T_NONE;
+            ok = r >= 0 && PVEC_AT(p->regs, ptx_reg, r).vec == 1 &&
+                 (t == PTX_T_B32 || t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_F32);
+        }
+        if (!ok)
+            return perr(p, ot, WL_EUSAGE,
+                        "%s: operand %u must be a vector of %u 32-bit registers (d, a, b, c: "
+                        "{%u}, {%u}, {%u}, {%u})", mma_forms[mf].name, k + 1, want[k], want[0],
+                        want[1], want[2], want[3]);
+    }
+    return WL_OK;
+}
+
 /* call[.uni] [(rets),] callee[, (args)][, proto]; the opcode word is consumed. */
 static wl_status parse_call(pparse *p, ptx_insn *in)
 {
@@ -722,9 +767,10 @@ wl_status pinsn_parse(pparse *p)
         return punexpected(p, "an instruction");
     in.line = ot.line;
     in.col = ot.col;
+    int mf = mma_form(&ot);
     /* an instruction we recognise but do not model: skipped up to its ';', the first one of
      * the function remembered for ptx_check_supported (the file's other kernels still run) */
-    for (size_t k = 0; k < sizeof unsupported_ops / sizeof unsupported_ops[0]; k++)
+    for (size_t k = 0; mf < 0 && k < sizeof unsupported_ops / sizeof unsupported_ops[0]; k++)
         if (prefix_len(ot.text, ot.len, unsupported_ops[k])) {
             if (!p->unsup.len)
                 p->unsup = ot;
@@ -742,7 +788,14 @@ wl_status pinsn_parse(pparse *p)
                     (int)(ot.len > 60 ? 60 : ot.len), ot.text);
     in.op = (uint16_t)op;
     int extra = 0;
-    TRY(decode_mods(p, &in, ot.text + used, ot.len - used, &extra));
+    if (mf >= 0) { /* its modifiers are the form's: no decoding */
+        in.mode = mma_forms[mf].shape;
+        in.type[0] = in.type[2] = PTX_T_F32;
+        in.type[1] = mma_forms[mf].ab;
+        in.flags |= PTX_F_SYNC | PTX_F_ALIGNED;
+    } else {
+        TRY(decode_mods(p, &in, ot.text + used, ot.len - used, &extra));
+    }
     TRY(pnext(p));
     in.op0 = (uint32_t)p->ops.n;
     if (op == PTX_OP_CALL) {
@@ -765,6 +818,8 @@ wl_status pinsn_parse(pparse *p)
             return perr(p, &ot, WL_EUSAGE, "%s takes %u to %u operands, found %u", isa_name(op),
                         nd + smin, nd + smax, n);
         in.nops = (uint8_t)n;
+        if (mf >= 0)
+            TRY(check_mma(p, &in, &ot, mf));
         TRY(pnext(p));
     }
     type_operands(p, &in);

@@ -1,0 +1,85 @@
+// mma.cu: tests/data/mma/mma_kernels.cu's tensor-core kernels on the GPU, for the simulator's
+// mma.sync (sim/exec/xmma.c) to be compared with: D = A x B + C per warp tile, A, B and C made
+// by sim/argspec.c from the same --arg specs the simulator takes. Two input sets per kernel:
+// small integers (affine: every product and sum exact, so any adder gives the same f32) and
+// random values (where the tensor core's adder and the model's double sum may round apart).
+// Prints one JSON object (mb_common): per run the specs and D as one hex string of 32-bit
+// words, element 0 first.
+//   nvcc -arch=sm_90 -O3 -std=c++17 -I sim -o mma gpu/microbench/mma.cu sim/argspec.c \
+//        sim/diag.c && ./mma > mma.json
+#include "../../tests/data/mma/mma_kernels.cu"
+#include "mb_common.cuh"
+
+#include <cstring>
+
+extern "C" {
+#include "argspec.h"
+}
+
+static void *fill(const char *spec, size_t *bytes)
+{
+    argspec a;
+    diag_t d;
+    if (argspec_parse(spec, &a, &d) != WL_OK) {
+        fprintf(stderr, "%s\n", d.msg);
+        exit(1);
+    }
+    *bytes = (size_t)argspec_bytes(&a);
+    void *h = malloc(*bytes), *dev = NULL;
+    if (!h || argspec_fill(&a, h, &d) != WL_OK)
+        exit(1);
+    MB_CHECK(cudaMalloc(&dev, *bytes));
+    MB_CHECK(cudaMemcpy(dev, h, *bytes, cudaMemcpyHostToDevice));
+    free(h);
+    return dev;
+}
+
+typedef void (*kern)(const void *, const void *, const float *, float *, int);
+
+static void run(mb_json *j, const char *key, const void *k, const char *as, const char *bs,
+                const char *cs, int tiles)
+{
+    size_t na, nb, nc;
+    void *A = fill(as, &na), *B = fill(bs, &nb), *C = fill(cs, &nc);
+    float *D;
+    MB_CHECK(cudaMalloc(&D, (size_t)tiles * 128 * 4));
+    MB_CHECK(cudaMemset(D, 0, (size_t)tiles * 128 * 4));
+    int block = 128, grid = (tiles * 32 + block - 1) / block, n = tiles;
+    void *args[] = {&A, &B, &C, &D, &n};
+    MB_CHECK(cudaLaunchKernel(k, dim3(grid), dim3(block), args, 0, 0));
+    MB_CHECK(cudaDeviceSynchronize());
+    unsigned *h = (unsigned *)malloc((size_t)tiles * 128 * 4);
+    MB_CHECK(cudaMemcpy(h, D, (size_t)tiles * 128 * 4, cudaMemcpyDeviceToHost));
+    mb_key(j, key);
+    printf("{\"grid\": %d, \"block\": %d, \"tiles\": %d, \"a\": \"%s\", \"b\": \"%s\", "
+           "\"c\": \"%s\", \"d_hex\": \"", grid, block, tiles, as, bs, cs);
+    for (int i = 0; i < tiles * 128; i++)
+        printf("%08x", h[i]);
+    printf("\"}");
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaFree(D);
+    free(h);
+}
+
+int main()
+{
+    const int t = 64; /* tiles: 64 warps, 16 blocks of 128 threads */
+    mb_begin("mma");
+    mb_json j = {1};
+    run(&j, "f16_int", (const void *)mma_f16, "f16[16384]:affine(7,3,9)",
+        "f16[8192]:affine(5,1,7)", "f32[8192]:affine(3,2,11)", t);
+    run(&j, "f16_random", (const void *)mma_f16, "f16[16384]:random(-2,2,1)",
+        "f16[8192]:random(-2,2,2)", "f32[8192]:random(-1,1,3)", t);
+    run(&j, "bf16_int", (const void *)mma_bf16, "bf16[16384]:affine(7,3,9)",
+        "bf16[8192]:affine(5,1,7)", "f32[8192]:affine(3,2,11)", t);
+    run(&j, "bf16_random", (const void *)mma_bf16, "bf16[16384]:random(-2,2,4)",
+        "bf16[8192]:random(-2,2,5)", "f32[8192]:random(-1,1,6)", t);
+    run(&j, "f16_k8_int", (const void *)mma_f16_k8, "f16[8192]:affine(7,3,9)",
+        "f16[4096]:affine(5,1,7)", "f32[8192]:affine(3,2,11)", t);
+    run(&j, "f16_k8_random", (const void *)mma_f16_k8, "f16[8192]:random(-2,2,7)",
+        "f16[4096]:random(-2,2,8)", "f32[8192]:random(-1,1,9)", t);
+    mb_end();
+    return 0;
+}
