@@ -71,6 +71,7 @@ typedef struct {
     int lat_fma;                  /* FP32 FFMA/FADD/FMUL */
     int lat_imad;                 /* integer multiply-add */
     int lat_fp64;                 /* DFMA */
+    int lat_mma16816, lat_mma1688; /* mma.sync m16n8k16 / m16n8k8 (HMMA.16816 / .1688) */
     int lat_sfu;                  /* MUFU (ex2, rsqrt, sin...) */
     int lat_shfl;                 /* SHFL */
     int lat_ldc;                  /* LDC: a constant-bank load into a register (pointer
@@ -94,6 +95,7 @@ typedef struct {
     int issue_alu;
     int issue_fma;
     int issue_fp64;
+    int issue_mma16816, issue_mma1688; /* the SMSP's tensor core between two mma.sync */
     int issue_sfu;
     int issue_lsu;
     int issue_its_sync;           /* a divergent __syncwarp holds its SMSP's unit this long */

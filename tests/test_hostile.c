@@ -230,7 +230,7 @@ static void test_bad_arch_files(void **state)
         {"duplicate_key", "duplicate_key.ini:28:", "given twice (first on line 27"},
         {"missing_key", "missing_key.ini:25:", "missing key 'warp_size'"},
         {"bad_carveouts", "bad_carveouts.ini:46:", "carveout sizes must ascend"},
-        {"long_line", "long_line.ini:88:", "line longer than"},
+        {"long_line", "long_line.ini:92:", "line longer than"},
         {"no_section", "no_section.ini:40:", "unknown section [shmem]"},
         {"misnamed", "misnamed.ini:14:", "differs from the file name"},
         {"truncated", "truncated.ini", "missing section [gpu]"},

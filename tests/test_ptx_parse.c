@@ -685,6 +685,82 @@ static void test_errors(void **state)
 
 /* An instruction the simulator does not model is skipped by the parser and refused when a
  * kernel that reaches it is launched (ptx_check_supported): the file's other kernels run. */
+/* mma.sync: the four forms parse into shape (mode) and types, print back as written, and check
+ * their operands; other mma forms are skipped and refused per kernel like any unsupported
+ * instruction. */
+static void test_mma_forms(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *form, *ops;
+        unsigned mode, ab;
+    } ok[] = {
+        {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+         "{%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4}",
+         PTX_MMA_M16N8K16, PTX_T_F16},
+        {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+         "{%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f7}",
+         PTX_MMA_M16N8K16, PTX_T_BF16},
+        {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
+         "{%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5}, {%f5, %f6, %f7, %f7}", PTX_MMA_M16N8K8,
+         PTX_T_F16},
+        {"mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
+         "{%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5}, {%f5, %f6, %f7, %f7}", PTX_MMA_M16N8K8,
+         PTX_T_BF16},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char body[512], want[512];
+        snprintf(body, sizeof body, "%s %s;", ok[i].form, ok[i].ops);
+        ptx_module *m = kernel(body);
+        const ptx_func *f = &m->funcs[0];
+        const ptx_insn *in = &f->insns[0];
+        assert_int_equal(in->op, PTX_OP_MMA);
+        assert_int_equal(in->mode, ok[i].mode);
+        assert_int_equal(in->type[0], PTX_T_F32);
+        assert_int_equal(in->type[1], ok[i].ab);
+        assert_int_equal(in->type[2], PTX_T_F32);
+        assert_int_equal(in->nops, 4);
+        assert_int_equal(isa_unit(in), PTX_UNIT_TENSOR);
+        snprintf(want, sizeof want, "%s %s;", ok[i].form, ok[i].ops);
+        assert_format(m, f, 0, want);
+        ptx_module_free(m);
+    }
+    char src[1024];
+    /* a wrong count, a 64-bit register, a scalar where a vector belongs */
+    static const struct {
+        const char *ops, *msg;
+    } bad[] = {
+        {"{%f1, %f2, %f3, %f4}, {%r1, %r2, %r3}, {%r5, %r6}, {%f1, %f2, %f3, %f4}",
+         "operand 2 must be a vector of 4 32-bit registers"},
+        {"{%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%rd1, %r6}, {%f1, %f2, %f3, %f4}",
+         "operand 3 must be a vector of 2 32-bit registers"},
+        {"{%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, %f1",
+         "operand 4 must be a vector of 4 32-bit registers (d, a, b, c: {4}, {4}, {2}, {4})"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(src, sizeof src,
+                 HDR ".entry k()\n{\n.reg .b32 %%r<8>;\n.reg .f32 %%f<8>;\n.reg .b64 %%rd<2>;\n"
+                     "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 %s;\nret;\n}\n",
+                 bad[i].ops);
+        parse_err(src, strlen(src), WL_EUSAGE, 9, 1, bad[i].msg);
+    }
+    /* other mma forms: skipped, the kernel refused at its position */
+    static const char *const other[] = {
+        "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, "
+        "%r4}, {%r1, %r2}, {%r1, %r2, %r3, %r4}",
+        "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r1, %r2}, {%r1, %r2, %r3, %r4}, "
+        "{%r1, %r2}, {%r1, %r2}",
+        "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, "
+        "%r3, %r4}, {%r1, %r2, %r3, %r4}, {%f1, %f2, %f3, %f4}, %r1, 0x0",
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        snprintf(src, sizeof src,
+                 HDR ".entry k()\n{\n.reg .b32 %%r<8>;\n.reg .f32 %%f<8>;\n%s;\nret;\n}\n",
+                 other[i]);
+        parse_err(src, strlen(src), WL_EUNSUPPORTED, 8, 1, "unsupported instruction 'mma.");
+    }
+}
+
 static void test_unsupported_deferred(void **state)
 {
     (void)state;
@@ -971,6 +1047,7 @@ int main(void)
         cmocka_unit_test(test_decode_call),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_module_errors),
+        cmocka_unit_test(test_mma_forms),
         cmocka_unit_test(test_unsupported_deferred),
         cmocka_unit_test(test_hostile_inputs),
         cmocka_unit_test(test_speed),

@@ -334,6 +334,133 @@ static void test_half_args(void **state)
     free(mj);
 }
 
+/* ---- tensor cores: mma.sync (tests/data/mma/mma_kernels.cu, sim/exec/xmma.c) ---------------- */
+#define MMA_PTX "tests/data/mma/mma_kernels.ptx"
+
+/* Runs mma kernel k on `tiles` warp tiles from the specs, dumping into a new folder (to dir, 256
+ * bytes), and returns D (tiles x 128 floats). */
+static float *mma_run(const char *k, const char *as, const char *bs, const char *cs, int tiles,
+                      char *dir)
+{
+    char grid[16], dspec[32], n[16];
+    snprintf(dir, 256, "%s/mma", tu_tmpdir());
+    snprintf(grid, sizeof grid, "%d", (tiles * 32 + 127) / 128);
+    snprintf(dspec, sizeof dspec, "f32[%d]:zeros", tiles * 128);
+    snprintf(n, sizeof n, "s32:%d", tiles);
+    tu_result r;
+    expect(&r, 0, NULL, "run", tu_path(MMA_PTX), "--kernel", k, "--grid", grid, "--block", "128",
+           "--arg", as, "--arg", bs, "--arg", cs, "--arg", dspec, "--arg", n, "--dump", dir,
+           NULL);
+    tu_free(&r);
+    return (float *)(void *)dumped(dir, "arg3.bin", (size_t)tiles * 512);
+}
+
+/* The H200's results of the three kernels (gpu/microbench/mma.cu: 64 tiles each, small
+ * integers and random values, inputs made from the same specs) equal the model's bit for bit:
+ * the fragment layout and the tensor core's adder (aligned to the largest exponent, 3 extra
+ * bits, cut toward zero). */
+static void test_mma_h200(void **state)
+{
+    (void)state;
+    char *mj = tu_read_file(tu_path("gpu/measured/h200/microbench/mma.json"), NULL);
+    assert_non_null(mj);
+    cJSON *m = cJSON_Parse(mj), *res = cJSON_GetObjectItem(m, "results");
+    static const struct {
+        const char *key, *kernel;
+    } runs[] = {{"f16_int", "mma_f16"},       {"f16_random", "mma_f16"},
+                {"bf16_int", "mma_bf16"},     {"bf16_random", "mma_bf16"},
+                {"f16_k8_int", "mma_f16_k8"}, {"f16_k8_random", "mma_f16_k8"}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        cJSON *h = cJSON_GetObjectItem(res, runs[i].key);
+        assert_non_null(h);
+        int tiles = cJSON_GetObjectItem(h, "tiles")->valueint;
+        const char *hex = cJSON_GetObjectItem(h, "d_hex")->valuestring;
+        assert_int_equal(strlen(hex), (size_t)tiles * 128 * 8);
+        char dir[256];
+        float *d = mma_run(runs[i].kernel, cJSON_GetObjectItem(h, "a")->valuestring,
+                           cJSON_GetObjectItem(h, "b")->valuestring,
+                           cJSON_GetObjectItem(h, "c")->valuestring, tiles, dir);
+        for (int e = 0; e < tiles * 128; e++) {
+            unsigned want = 0;
+            uint32_t got;
+            memcpy(&got, &d[e], 4);
+            assert_int_equal(sscanf(hex + 8 * e, "%8x", &want), 1);
+            if (got != want)
+                fail_msg("%s: D[%d] = 0x%08x (%.9g), the H200's 0x%08x", runs[i].key, e, got,
+                         (double)d[e], want);
+        }
+        free(d);
+    }
+    cJSON_Delete(m);
+    free(mj);
+}
+
+/* Against the exact product (each element's 16 products and C summed in a long double from the
+ * dumped inputs), over values spread across many binades: the tensor core's sum keeps 27 bits
+ * below the largest term's exponent E and cuts the rest, so each of the 17 terms loses less
+ * than 2^(E-27) and the result's cut toward zero at most one f32 ulp more. The element layout
+ * is the PTX ISA's (row-major A, column-major B). */
+static void test_mma_exact_bound(void **state)
+{
+    (void)state;
+    const int tiles = 8;
+    const char *as = "f16[2048]:random(-60000,60000,11)", *bs = "f16[1024]:random(-0.01,0.01,12)",
+               *cs = "f32[1024]:random(-500,500,13)";
+    char dir[256];
+    float *d = mma_run("mma_f16", as, bs, cs, tiles, dir);
+    char *A = dumped(dir, "arg0.bin", 4096), *B = dumped(dir, "arg1.bin", 2048);
+    float *C = (float *)(void *)dumped(dir, "arg2.bin", 4096);
+    int checked = 0;
+    for (int t = 0; t < tiles; t++)
+        for (int i = 0; i < 16; i++)
+            for (int j = 0; j < 8; j++) {
+                long double s = C[128 * t + 8 * i + j];
+                int e = INT32_MIN, ex;
+                (void)frexp(C[128 * t + 8 * i + j], &ex);
+                e = C[128 * t + 8 * i + j] != 0 ? ex : e;
+                for (int k = 0; k < 16; k++) {
+                    double a = argspec_load_float(ARGSPEC_F16, A + 2 * (256 * t + 16 * i + k));
+                    double b = argspec_load_float(ARGSPEC_F16, B + 2 * (128 * t + 16 * j + k));
+                    int ea, eb;
+                    (void)frexp(a, &ea);
+                    (void)frexp(b, &eb);
+                    if (a != 0 && b != 0 && ea + eb > e)
+                        e = ea + eb;
+                    s += (long double)a * b;
+                }
+                double got = d[128 * t + 8 * i + j];
+                double bound = 17 * ldexp(1, e - 27) + fabs((double)s) * 0x1p-23;
+                if (fabsl((long double)got - s) > bound)
+                    fail_msg("tile %d D[%d][%d] = %.9g, exact %.9Lg, bound %.3g", t, i, j, got, s,
+                             bound);
+                checked++;
+            }
+    assert_int_equal(checked, tiles * 128);
+    free(d);
+    free(A);
+    free(B);
+    free(C);
+}
+
+/* A warp with lanes off at an mma.sync (undefined on the GPU) is a fault naming the first
+ * missing thread and the PTX line; with all 32 lanes the same kernel runs. */
+static void test_mma_partial_warp(void **state)
+{
+    (void)state;
+    tu_result r;
+    expect(&r, 3, "mma.sync.aligned needs all 32 lanes of the warp (only lanes 0x0000ffff", "run",
+           tu_path(MMA_PTX), "--kernel", "mma_partial", "--grid", "1", "--block", "32", "--arg",
+           "f16[256]:zeros", "--arg", "f16[128]:zeros", "--arg", "f32[128]:zeros", "--arg",
+           "f32[128]:zeros", "--arg", "s32:16", NULL);
+    if (!strstr(r.err, "by thread (16,0,0) in block (0,0,0)") || !strstr(r.err, ".ptx:"))
+        fail_msg("%s", r.err);
+    tu_free(&r);
+    expect(&r, 0, NULL, "run", tu_path(MMA_PTX), "--kernel", "mma_partial", "--grid", "1",
+           "--block", "32", "--arg", "f16[256]:zeros", "--arg", "f16[128]:zeros", "--arg",
+           "f32[128]:zeros", "--arg", "f32[128]:zeros", "--arg", "s32:32", NULL);
+    tu_free(&r);
+}
+
 /* KERNEL.cu: compiled with nvcc first (run and occupancy), or a clear error without nvcc. */
 static void test_cuda_source(void **state)
 {
@@ -793,6 +920,9 @@ int main(void)
         cmocka_unit_test(test_dump_saxpy),
         cmocka_unit_test(test_scalar_widths),
         cmocka_unit_test(test_half_args),
+        cmocka_unit_test(test_mma_h200),
+        cmocka_unit_test(test_mma_exact_bound),
+        cmocka_unit_test(test_mma_partial_warp),
         cmocka_unit_test(test_cuda_source),
         cmocka_unit_test(test_unsupported_other_kernel),
         cmocka_unit_test(test_mangled_kernel_names),

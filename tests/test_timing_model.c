@@ -28,6 +28,7 @@
 
 #include "arch.h"
 #include "devmem.h"
+#include "exec.h"
 #include "ptx.h"
 #include "testutil.h"
 #include "timing.h"
@@ -166,6 +167,9 @@ static void expect_same_run(const char *how, const timing_result *x, const timin
 }
 
 #define HDR ".version 8.0\n.target sm_90\n.address_size 64\n"
+/* Spill reloads one instruction of fma_chain (3 source registers) may not wait for: more than
+ * the model keeps beside its registers (timing_int.h: TS_MAX_SRC, EXEC_MAX_REGS + 4). */
+#define TS_RELOADS_OVER (EXEC_MAX_REGS + 2)
 
 /* ---- a dependent FMA chain ------------------------------------------------------------------ */
 static const char fma_chain[] = HDR
@@ -313,6 +317,67 @@ static void test_full_pipe(void **state)
     run_pipe("shr.u32", 13, 4 + 3);
     run_pipe("mul.lo.u32", 13, 4 + 3);
     run_pipe("add.u32", 10, 4);
+}
+
+/* ---- tensor cores: mma.sync latency and the tensor pipe ------------------------------------
+ * H200: mma16816 latency 24, pipe 6; mma1688 latency 17, pipe 4 (sim/arch/h200.ini, measured by
+ * gpu/microbench/mma.cu). The movs of constants are folded.
+ * dep: three m16n8k16 each reading the last's D as C: 0, 24 (waits 23), 48 (waits 23); ret 49,
+ *   retired at 50 (a pending mma result does not hold the warp back: only stores drain).
+ * ind: two m16n8k16 and an m16n8k8 into different registers: 0; 6 (the warp's own pipe use:
+ *   5 cycles `wait`); 12 (5 more); ret 13, retired at 14.
+ * one, two warps on one scheduler: warp 0 mma 0, ret 1, retired 2; warp 1 not selected at 0,
+ *   the tensor pipe held by warp 0 at 1..5 (math_pipe_throttle 5), mma 6, ret 7, retired 8. */
+#define MMA16 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+static const char mma_kernels[] = HDR
+    ".visible .entry dep()\n{\n .reg .f32 %f<16>;\n .reg .b32 %r<4>;\n"
+    " mov.b32 %r1, 1006648320;\n mov.f32 %f5, 0f00000000;\n"
+    " " MMA16 "{%f1,%f2,%f3,%f4}, {%r1,%r1,%r1,%r1}, {%r1,%r1}, {%f5,%f5,%f5,%f5};\n"
+    " " MMA16 "{%f1,%f2,%f3,%f4}, {%r1,%r1,%r1,%r1}, {%r1,%r1}, {%f1,%f2,%f3,%f4};\n"
+    " " MMA16 "{%f1,%f2,%f3,%f4}, {%r1,%r1,%r1,%r1}, {%r1,%r1}, {%f1,%f2,%f3,%f4};\n"
+    " ret;\n}\n"
+    ".visible .entry ind()\n{\n .reg .f32 %f<16>;\n .reg .b32 %r<4>;\n"
+    " mov.b32 %r1, 1006648320;\n mov.f32 %f5, 0f00000000;\n"
+    " " MMA16 "{%f1,%f2,%f3,%f4}, {%r1,%r1,%r1,%r1}, {%r1,%r1}, {%f5,%f5,%f5,%f5};\n"
+    " " MMA16 "{%f6,%f7,%f8,%f9}, {%r1,%r1,%r1,%r1}, {%r1,%r1}, {%f5,%f5,%f5,%f5};\n"
+    " mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f10,%f11,%f12,%f13}, {%r1,%r1}, {%r1},"
+    " {%f5,%f5,%f5,%f5};\n"
+    " ret;\n}\n"
+    ".visible .entry one()\n{\n .reg .f32 %f<16>;\n .reg .b32 %r<4>;\n"
+    " mov.b32 %r1, 1006648320;\n mov.f32 %f5, 0f00000000;\n"
+    " " MMA16 "{%f1,%f2,%f3,%f4}, {%r1,%r1,%r1,%r1}, {%r1,%r1}, {%f5,%f5,%f5,%f5};\n"
+    " ret;\n}\n";
+
+static void test_mma(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, mma_kernels, "dep");
+    expect_u64("h200 mma16816 latency", (uint64_t)t.a.lat_mma16816, 24);
+    expect_u64("h200 mma16816 pipe", (uint64_t)t.a.issue_mma16816, 6);
+    expect_u64("h200 mma1688 pipe", (uint64_t)t.a.issue_mma1688, 4);
+    tt_run_ok(&t);
+    expect_u64("dep cycles", t.r.cycles, 50);
+    expect_u64("dep wait", t.r.stalls[STALL_WAIT], 2 * 23);
+    expect_u64("dep warp instructions", t.r.warp_instructions, 4);
+    expect_u64("dep mma count", t.r.op_count[PTX_OP_MMA], 3);
+    tt_close(&t);
+    tt_open(&t, mma_kernels, "ind");
+    tt_run_ok(&t);
+    expect_u64("ind cycles", t.r.cycles, 14);
+    expect_u64("ind wait", t.r.stalls[STALL_WAIT], 5 + 5);
+    expect_u64("ind math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 0);
+    tt_close(&t);
+    tt_open(&t, mma_kernels, "one");
+    t.a.sub_partitions = 1;
+    t.cfg.block[0] = 64;
+    tt_run_ok(&t);
+    expect_u64("two warps cycles", t.r.cycles, 8);
+    expect_u64("two warps selected", t.r.stalls[STALL_SELECTED], 4);
+    expect_u64("two warps not_selected", t.r.stalls[STALL_NOT_SELECTED], 1);
+    expect_u64("two warps math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 5);
+    expect_u64("two warps resident", t.r.resident_warp_cycles, 2 + 8);
+    tt_close(&t);
 }
 
 /* ---- an unrolled loop: its control issues in one iteration of 4 ----------------------------
@@ -695,16 +760,19 @@ static void test_spill_code(void **state)
         tt_close(&t);
     }
     /* more reloads waited for by one instruction than the model keeps beside its registers */
-    spill_op many[10];
-    for (uint32_t i = 0; i < 10; i++)
+    spill_op many[TS_RELOADS_OVER];
+    for (uint32_t i = 0; i < TS_RELOADS_OVER; i++)
         many[i] = (spill_op){.bytes = 4, .offset = 4 * i, .after_line = 8, .use_line = 9,
                              .map_line = i + 1};
-    spill_kernel lots = {.kernel = "k", .frame = 40, .ops = many, .nops = 10};
+    spill_kernel lots = {.kernel = "k", .frame = 4 * TS_RELOADS_OVER, .ops = many,
+                         .nops = TS_RELOADS_OVER};
     tt_open(&t, fma_chain, "k");
     t.cfg.spills = &lots;
     t.cfg.spills_path = "k.spills";
     expect_u64("status", (uint64_t)tt_run(&t), WL_EUSAGE);
-    if (!strstr(t.err, "PTX line 9 waits for 10 spill reloads") || !strstr(t.err, "k.spills"))
+    char want[64];
+    snprintf(want, sizeof want, "PTX line 9 waits for %d spill reloads", TS_RELOADS_OVER);
+    if (!strstr(t.err, want) || !strstr(t.err, "k.spills"))
         fail_msg("too many waits: %s", t.err);
     tt_close(&t);
 }
@@ -1249,6 +1317,7 @@ int main(void)
         cmocka_unit_test(test_subpartitions),
         cmocka_unit_test(test_independent_chains),
         cmocka_unit_test(test_full_pipe),
+        cmocka_unit_test(test_mma),
         cmocka_unit_test(test_pipe_two_warps),
         cmocka_unit_test(test_unrolled_loop),
         cmocka_unit_test(test_mio_throttle),

@@ -73,8 +73,8 @@ wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
     if (m != XFULL) {
         int lane = m ? __builtin_ctz(~m) : 0;
         return exec_fail(b, warp, lane, in, WL_EFAULT, d,
-                         "mma.sync.aligned executed by lanes 0x%08x of the warp: every lane must "
-                         "execute it (lane %d does not)", m, lane);
+                         "mma.sync.aligned needs all 32 lanes of the warp (only lanes 0x%08x "
+                         "execute it); it is skipped", m);
     }
     const int k = in->mode == PTX_MMA_M16N8K8 ? 8 : 16;
     const semf_fmt ab = in->ir->type[1] == PTX_T_BF16 ? SEMF_BF16 : SEMF_F16;

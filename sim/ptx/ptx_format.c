@@ -197,7 +197,12 @@ int ptx_insn_format(const ptx_module *m, const ptx_func *f, uint32_t i, char *bu
         put(&b, "barrier");
     else
         put(&b, "%s", isa_name(in->op));
-    if (in->op == PTX_OP_CP_ASYNC) {
+    if (in->op == PTX_OP_MMA) { /* its form as written (the parser accepts only these) */
+        const char *ab = ptx_type_name((ptx_type)in->type[1]);
+        put(&b, ".sync.aligned.%s.row.col.%s.%s.%s.%s",
+            in->mode == PTX_MMA_M16N8K8 ? "m16n8k8" : "m16n8k16",
+            ptx_type_name((ptx_type)in->type[0]), ab, ab, ptx_type_name((ptx_type)in->type[2]));
+    } else if (in->op == PTX_OP_CP_ASYNC) {
         mod(&b, mode_name(in));
         put(&b, ".shared.global");
     } else {
@@ -210,23 +215,25 @@ int ptx_insn_format(const ptx_module *m, const ptx_func *f, uint32_t i, char *bu
         mod(&b, ptx_space_name((ptx_space)in->space));
         mod(&b, mode_name(in));
     }
-    mod(&b, in->cmp < PTX_CMP_COUNT ? cmp_names[in->cmp] : "");
-    mod(&b, in->boolop < 4 ? bool_names[in->boolop] : "");
-    mod(&b, in->aop < PTX_AOP_COUNT ? aop_names[in->aop] : "");
-    mod(&b, in->mul < 4 ? mul_names[in->mul] : "");
-    mod(&b, in->round < PTX_RND_COUNT ? round_names[in->round] : "");
-    for (unsigned k = 0; k < 32; k++)
-        if ((in->flags >> k & 1u) && flag_names[k] &&
-            !(in->op == PTX_OP_BAR && (1u << k) == PTX_F_ALIGNED) &&
-            !(in->op == PTX_OP_BAR && (1u << k) == PTX_F_SYNC && in->mode == PTX_BAR_SYNC))
-            mod(&b, flag_names[k]);
-    if (in->flags & PTX_F_UNI)
-        put(&b, ".uni");
-    mod(&b, in->cache < PTX_CACHE_COUNT ? cache_names[in->cache] : "");
-    if (in->vec > 1)
-        put(&b, ".v%u", in->vec);
-    for (unsigned k = 0; k < 3; k++)
-        mod(&b, in->type[k] ? ptx_type_name((ptx_type)in->type[k]) : "");
+    if (in->op != PTX_OP_MMA) { /* the modifiers and types the fields hold */
+        mod(&b, in->cmp < PTX_CMP_COUNT ? cmp_names[in->cmp] : "");
+        mod(&b, in->boolop < 4 ? bool_names[in->boolop] : "");
+        mod(&b, in->aop < PTX_AOP_COUNT ? aop_names[in->aop] : "");
+        mod(&b, in->mul < 4 ? mul_names[in->mul] : "");
+        mod(&b, in->round < PTX_RND_COUNT ? round_names[in->round] : "");
+        for (unsigned k = 0; k < 32; k++)
+            if ((in->flags >> k & 1u) && flag_names[k] &&
+                !(in->op == PTX_OP_BAR && (1u << k) == PTX_F_ALIGNED) &&
+                !(in->op == PTX_OP_BAR && (1u << k) == PTX_F_SYNC && in->mode == PTX_BAR_SYNC))
+                mod(&b, flag_names[k]);
+        if (in->flags & PTX_F_UNI)
+            put(&b, ".uni");
+        mod(&b, in->cache < PTX_CACHE_COUNT ? cache_names[in->cache] : "");
+        if (in->vec > 1)
+            put(&b, ".v%u", in->vec);
+        for (unsigned k = 0; k < 3; k++)
+            mod(&b, in->type[k] ? ptx_type_name((ptx_type)in->type[k]) : "");
+    }
     const ptx_operand *ops = f->ops ? f->ops + in->op0 : NULL; /* a body of operand-less insns */
     if (in->op == PTX_OP_CALL) {
         put(&b, " ");

@@ -517,6 +517,12 @@ static wl_status static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
             ts->sleep = (uint32_t)(o->imm * (uint64_t)a->sm_clock_mhz / 1000u + 1u);
     }
     switch (ts->res) {
+    case RES_MMA: /* mma.sync: its shape's latency and tensor-core interval (arch [latency],
+                   * [pipes] mma16816 and mma1688; gpu/microbench/mma.cu) */
+        ts->lat = (uint32_t)(ir->mode == PTX_MMA_M16N8K8 ? a->lat_mma1688 : a->lat_mma16816);
+        ts->pipe_issue =
+            (uint32_t)(ir->mode == PTX_MMA_M16N8K8 ? a->issue_mma1688 : a->issue_mma16816);
+        break;
     case RES_ALU: case RES_FMA: case RES_IMAD: case RES_INT:
         ts->lat = (uint32_t)math_latency(c, in);
         if ((ir->op == PTX_OP_DIV || ir->op == PTX_OP_REM) && ptx_type_is_int(ir->type[0]) &&
@@ -930,9 +936,9 @@ static wl_status sched_issue(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         ready = t + (uint64_t)a->lat_fp64;
         break;
     case RES_MMA:
-        sp->pready[RES_MMA] = sp->qp[RES_MMA] = t + TIMING_ISSUE_MMA;
+        sp->pready[RES_MMA] = sp->qp[RES_MMA] = t + ts->pipe_issue;
         sp->mma_by = w;
-        ready = t + TIMING_LAT_MMA;
+        ready = t + ts->lat;
         break;
     case RES_MIO:
         ready = issue_mio(c, sp, w, t);

@@ -36,10 +36,6 @@
 /* Entries the MIO and LG queue rings hold: the most `lsu_queue_depth` and `mio_queue_depth` may
  * ask for (arch.c refuses more). */
 #define TIMING_QUEUE_RING 16
-/* Tensor-core MMA: dependent latency 24 cycles, 8-cycle issue interval on H200 ([OURS] HMMA
- * 23.9; 8 independent chains 6.0 cyc each). Request: `lat_mma`, `issue_mma`. */
-#define TIMING_LAT_MMA 24u
-#define TIMING_ISSUE_MMA 8u
 /* A warp that yields without a sleep time (failed mbarrier.try_wait, nanosleep with a register
  * operand) sleeps this many cycles. Request: `sleep_default`. */
 #define TIMING_SLEEP_CYCLES 64u
@@ -136,7 +132,8 @@ typedef struct {
     uint8_t xpat;           /* D_EXPAND: which expansion (sched.c xfill_res) */
     uint8_t pf_data;        /* exec_insn_next_global: the data prefetch after it may pay */
     uint32_t line;
-    uint32_t lat;           /* fixed latency of a math instruction */
+    uint32_t lat;           /* fixed latency of a math instruction (and of an mma.sync) */
+    uint32_t pipe_issue;    /* RES_MMA: cycles its tensor core stays busy (per shape) */
     uint32_t sleep;         /* cycles to sleep when it yields */
     /* scoreboard keys read (its registers', then the keys of the spill reloads it waits for)
      * and written */

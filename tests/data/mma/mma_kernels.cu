@@ -59,3 +59,64 @@ template <int K, typename T> __device__ void tile(const T *A, const T *B, const 
 TILE_KERNEL(mma_f16, 16, __half)
 TILE_KERNEL(mma_bf16, 16, __nv_bfloat16)
 TILE_KERNEL(mma_f16_k8, 8, __half)
+
+// A fault: the first `lanes` lanes of the warp execute the mma, the others skip it.
+extern "C" __global__ void mma_partial(const __half *A, const __half *B, const float *C, float *D,
+                                       int lanes)
+{
+    if ((int)(threadIdx.x & 31) < lanes)
+        tile<16, __half>(A, B, C, D);
+}
+
+// Timing: each warp runs n iterations of 8 x CH mmas in CH independent accumulate chains
+// (each mma's D is its C: d and c the same registers) between two clock64 reads, and writes
+// the cycles to cycles[warp]. CH = 1: the dependent latency; CH = 4, 8: the issue interval.
+// a and b are distinct registers (a shared one would make ptxas copy it into a register
+// quadruple every iteration).
+template <int K, int CH> __device__ void clocked(long long *cycles, float *out, int n)
+{
+    unsigned a0 = 0x3c003c00u ^ (threadIdx.x & 1), a1 = a0 ^ 2u, a2 = a0 ^ 4u, a3 = a0 ^ 8u;
+    unsigned b0 = 0x38003800u ^ (threadIdx.x & 2), b1 = b0 ^ 1u; // f16 pairs near 1 and 0.5
+    float c[CH][4];
+    for (int h = 0; h < CH; h++)
+        c[h][0] = c[h][1] = c[h][2] = c[h][3] = 0.f;
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int i = 0; i < n; i++) {
+#pragma unroll
+        for (int r = 0; r < 8; r++)
+#pragma unroll
+            for (int h = 0; h < CH; h++) {
+                if (K == 16)
+                    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                                 : "+f"(c[h][0]), "+f"(c[h][1]), "+f"(c[h][2]), "+f"(c[h][3])
+                                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+                else
+                    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+                                 "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+                                 : "+f"(c[h][0]), "+f"(c[h][1]), "+f"(c[h][2]), "+f"(c[h][3])
+                                 : "r"(a0), "r"(a1), "r"(b0));
+            }
+    }
+    long long t1 = clock64();
+    float s = 0.f;
+    for (int h = 0; h < CH; h++)
+        s += c[h][0] + c[h][1] + c[h][2] + c[h][3];
+    int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+    if ((threadIdx.x & 31) == 0)
+        cycles[w] = t1 - t0;
+}
+
+#define CLOCK_KERNEL(name, K, CH)                                                              \
+    extern "C" __global__ void name(long long *cycles, float *out, int n)                     \
+    {                                                                                          \
+        clocked<K, CH>(cycles, out, n);                                                        \
+    }
+CLOCK_KERNEL(mma_clock_k16_c1, 16, 1)
+CLOCK_KERNEL(mma_clock_k16_c2, 16, 2)
+CLOCK_KERNEL(mma_clock_k16_c4, 16, 4)
+CLOCK_KERNEL(mma_clock_k8_c1, 8, 1)
+CLOCK_KERNEL(mma_clock_k8_c2, 8, 2)
+CLOCK_KERNEL(mma_clock_k8_c4, 8, 4)
