@@ -761,6 +761,96 @@ static void test_mma_forms(void **state)
     }
 }
 
+/* wmma (m16n16k16, f16/bf16 into f32): the forms nvcuda::wmma writes parse, keep the fragment
+ * of 8 registers as two VEC operands, print back as written; others are skipped. */
+static void test_wmma_forms(void **state)
+{
+    (void)state;
+    static const char *const ok[] = {
+        "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, "
+        "%r8}, [%rd1], %r9;",
+        "wmma.load.b.sync.aligned.col.m16n16k16.shared.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, "
+        "%r8}, [%rd1], 32;",
+        "wmma.load.a.sync.aligned.row.m16n16k16.bf16 {%r1, %r2, %r3, %r4}, [%rd1], %r9;",
+        "wmma.load.c.sync.aligned.col.m16n16k16.global.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, "
+        "%f0}, [%rd1];",
+        "wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1], {%f1, %f2, %f3, %f4, %f5, "
+        "%f6, %f7, %f0}, %r9;",
+        "wmma.mma.sync.aligned.row.col.m16n16k16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f0}, "
+        "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, "
+        "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f0};",
+        "wmma.mma.sync.aligned.col.row.m16n16k16.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4, %f5, "
+        "%f6, %f7, %f0}, {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, {%f1, %f2, %f3, %f4, %f5, "
+        "%f6, %f7, %f0};",
+    };
+    static const unsigned nops[] = {4, 4, 3, 3, 4, 8, 6};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char body[512], want[512];
+        /* wmma.mma.f32.f32 is written with both types; the printed form names d's only */
+        snprintf(body, sizeof body, "%s", ok[i]);
+        if (i == 5)
+            snprintf(body, sizeof body, "%s",
+                     "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f1, %f2, %f3, %f4, %f5, "
+                     "%f6, %f7, %f0}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, "
+                     "%r4, %r5, %r6, %r7, %r8}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f0};");
+        ptx_module *m = kernel(body);
+        const ptx_func *f = &m->funcs[0];
+        assert_int_equal(f->insns[0].nops, nops[i]);
+        snprintf(want, sizeof want, "%s", ok[i]);
+        if (i == 5) /* f16 inputs: .f32.f32 as nvcc writes it */
+            snprintf(want, sizeof want, "%s", body);
+        assert_format(m, f, 0, want);
+        ptx_module_free(m);
+    }
+    ptx_module *m = kernel(ok[0]);
+    const ptx_insn *in = &m->funcs[0].insns[0];
+    assert_int_equal(in->op, PTX_OP_WMMA_LOAD);
+    assert_int_equal(in->mode, PTX_WMMA_A);
+    assert_int_equal(in->space, PTX_SPACE_GLOBAL);
+    assert_int_equal(in->type[0], PTX_T_F16);
+    ptx_module_free(m);
+    m = kernel(ok[6]);
+    in = &m->funcs[0].insns[0];
+    assert_int_equal(in->op, PTX_OP_WMMA_MMA);
+    assert_int_equal(in->mode, PTX_WMMA_A_COL);
+    assert_int_equal(in->type[1], PTX_T_BF16);
+    ptx_module_free(m);
+    char src[1024];
+    static const struct {
+        const char *insn, *msg;
+    } bad[] = {
+        {"wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4}, [%rd1], %r9",
+         "operand 1 must be a vector of 8 32-bit registers"},
+        {"wmma.store.d.sync.aligned.row.m16n16k16.global.f32 %rd1, {%f1, %f2, %f3, %f4, %f5, "
+         "%f6, %f7, %f0}, %r9", "must be an address"},
+        {"wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, "
+         "%f0}, [%rd1], %f1", "the stride must be an integer register or constant"},
+        {"wmma.mma.sync.aligned.row.col.m16n16k16.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4, %f5, "
+         "%f6, %f7, %f0}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, {%f1, "
+         "%f2, %f3, %f4, %f5, %f6, %f7, %f0}", "operand 2 must be a vector of 4 32-bit"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(src, sizeof src,
+                 HDR ".entry k()\n{\n.reg .b32 %%r<10>;\n.reg .f32 %%f<10>;\n.reg .b64 %%rd<2>;\n"
+                     "%s;\nret;\n}\n",
+                 bad[i].insn);
+        parse_err(src, strlen(src), WL_EUSAGE, 9, 1, bad[i].msg);
+    }
+    static const char *const other[] = {
+        "wmma.load.a.sync.aligned.row.m32n8k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, "
+        "%r8}, [%rd1], %r9",
+        "wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16 {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, "
+        "%r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}",
+        "wmma.load.a.sync.aligned.row.m16n16k8.global.tf32 {%r1, %r2, %r3, %r4}, [%rd1], %r9",
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        snprintf(src, sizeof src,
+                 HDR ".entry k()\n{\n.reg .b32 %%r<10>;\n.reg .b64 %%rd<2>;\n%s;\nret;\n}\n",
+                 other[i]);
+        parse_err(src, strlen(src), WL_EUNSUPPORTED, 8, 1, "unsupported instruction 'wmma.");
+    }
+}
+
 static void test_unsupported_deferred(void **state)
 {
     (void)state;
@@ -770,7 +860,7 @@ static void test_unsupported_deferred(void **state)
             "st.param.b32 [r], %r1;\nret;\n}\n"
             ".entry plain(.param .u64 p)\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, 1;\nret;\n}\n"
             ".entry tensor()\n{\n.reg .pred %p<2>;\n"
-            "@%p1 wgmma.fence.sync.aligned;\n  wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 "
+            "@%p1 wgmma.fence.sync.aligned;\n  wmma.mma.sync.aligned.row.col.m32n8k16.f32.f32 "
             "{%f1}, {%f2}, {%f3}, {%f4};\nret;\n}\n"
             ".entry caller()\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n{\n"
             ".param .b64 a;\n.param .b32 b;\nst.param.b64 [a], %rd1;\n"
@@ -1048,6 +1138,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_module_errors),
         cmocka_unit_test(test_mma_forms),
+        cmocka_unit_test(test_wmma_forms),
         cmocka_unit_test(test_unsupported_deferred),
         cmocka_unit_test(test_hostile_inputs),
         cmocka_unit_test(test_speed),

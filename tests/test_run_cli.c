@@ -397,8 +397,8 @@ static void test_mma_h200(void **state)
 
 /* Against the exact product (each element's 16 products and C summed in a long double from the
  * dumped inputs), over values spread across many binades: the tensor core's sum keeps 27 bits
- * below the largest term's exponent E and cuts the rest, so each of the 17 terms loses less
- * than 2^(E-27) and the result's cut toward zero at most one f32 ulp more. The element layout
+ * below the largest term's window E (docs/exec.md) and cuts the rest, so each of the 17 terms
+ * loses less than 2^(E-27) and the result's cut toward zero at most one f32 ulp more. The element layout
  * is the PTX ISA's (row-major A, column-major B). */
 static void test_mma_exact_bound(void **state)
 {
@@ -417,7 +417,7 @@ static void test_mma_exact_bound(void **state)
                 long double s = C[128 * t + 8 * i + j];
                 int e = INT32_MIN, ex;
                 (void)frexp(C[128 * t + 8 * i + j], &ex);
-                e = C[128 * t + 8 * i + j] != 0 ? ex : e;
+                e = C[128 * t + 8 * i + j] != 0 ? ex + 1 : e; /* C's window: its exponent + 1 */
                 for (int k = 0; k < 16; k++) {
                     double a = argspec_load_float(ARGSPEC_F16, A + 2 * (256 * t + 16 * i + k));
                     double b = argspec_load_float(ARGSPEC_F16, B + 2 * (128 * t + 16 * j + k));
@@ -458,6 +458,129 @@ static void test_mma_partial_warp(void **state)
     expect(&r, 0, NULL, "run", tu_path(MMA_PTX), "--kernel", "mma_partial", "--grid", "1",
            "--block", "32", "--arg", "f16[256]:zeros", "--arg", "f16[128]:zeros", "--arg",
            "f32[128]:zeros", "--arg", "f32[128]:zeros", "--arg", "s32:32", NULL);
+    tu_free(&r);
+}
+
+/* ---- wmma (tests/data/wmma/wmma_kernels.cu, sim/exec/xmem.c do_wmma, xmma.c) ---------------- */
+#define WMMA_PTX "tests/data/wmma/wmma_kernels.ptx"
+
+/* Compares the words of dump file DIR/NAME with the H200's hex string (words of 32 bits). */
+static void same_words(const char *what, const char *dir, const char *name, const char *hex)
+{
+    size_t n = strlen(hex) / 8;
+    char *d = dumped(dir, name, n * 4);
+    for (size_t e = 0; e < n; e++) {
+        unsigned want = 0;
+        uint32_t got;
+        memcpy(&got, d + 4 * e, 4);
+        assert_int_equal(sscanf(hex + 8 * e, "%8x", &want), 1);
+        if (got != want)
+            fail_msg("%s: word %zu = 0x%08x, the H200's 0x%08x", what, e, got, want);
+    }
+    free(d);
+}
+
+/* The H200's wmma (gpu/microbench/wmma.cu, gpu/measured/h200/microbench/wmma.json): the
+ * fragment layouts (where each lane's elements come from, for A and B in both layouts, bf16,
+ * and C loaded row- and column-major), 32 tiles of D = A x B + s C in every layout pair and
+ * bf16, and a 32 x 32 x 32 product through shared memory that chains two mma per tile: the
+ * model's equal the H200's bit for bit. */
+static void test_wmma_h200(void **state)
+{
+    (void)state;
+    char *mj = tu_read_file(tu_path("gpu/measured/h200/microbench/wmma.json"), NULL);
+    assert_non_null(mj);
+    cJSON *m = cJSON_Parse(mj), *res = cJSON_GetObjectItem(m, "results");
+    static const char *const layouts[][2] = {
+        {"layout_a_row", "wl_a_row"}, {"layout_a_col", "wl_a_col"},
+        {"layout_b_row", "wl_b_row"}, {"layout_b_col", "wl_b_col"},
+        {"layout_a_row_bf16", "wl_a_row_bf16"}, {"layout_c_row", "wl_c_row"},
+        {"layout_c_col", "wl_c_col"}};
+    tu_result r;
+    char dir[256];
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        cJSON *h = cJSON_GetObjectItem(res, layouts[i][0]), *el;
+        assert_non_null(h);
+        snprintf(dir, sizeof dir, "%s/wl", tu_tmpdir());
+        expect(&r, 0, NULL, "run", tu_path(WMMA_PTX), "--kernel", layouts[i][1], "--grid", "1",
+               "--block", "32", "--arg", cJSON_GetObjectItem(h, "matrix")->valuestring, "--arg",
+               "f32[512]:zeros", "--dump", dir, NULL);
+        tu_free(&r);
+        float *out = (float *)(void *)dumped(dir, "arg1.bin", 2048);
+        int e = 0;
+        cJSON_ArrayForEach(el, cJSON_GetObjectItem(h, "element"))
+        {
+            if ((int)out[e] != el->valueint)
+                fail_msg("%s: lane %d element %d holds %d, on the H200 %d", layouts[i][0], e / 16,
+                         e % 16, (int)out[e], el->valueint);
+            e++;
+        }
+        assert_int_equal(e, 512);
+        free(out);
+    }
+    static const char *const tiles[][2] = {{"rc_int", "wmma_rc"},   {"rc_random", "wmma_rc"},
+                                           {"rr_random", "wmma_rr"}, {"cc_random", "wmma_cc"},
+                                           {"cr_random", "wmma_cr"},
+                                           {"bf16_rc_random", "wmma_bf16_rc"}};
+    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+        cJSON *h = cJSON_GetObjectItem(res, tiles[i][0]);
+        assert_non_null(h);
+        int t = cJSON_GetObjectItem(h, "tiles")->valueint;
+        char grid[16], dspec[32], s[48], n[16];
+        snprintf(grid, sizeof grid, "%d", cJSON_GetObjectItem(h, "grid")->valueint);
+        snprintf(dspec, sizeof dspec, "f32[%d]:zeros", 256 * t);
+        snprintf(s, sizeof s, "f32:%.9g", cJSON_GetObjectItem(h, "s")->valuedouble);
+        snprintf(n, sizeof n, "s32:%d", t);
+        snprintf(dir, sizeof dir, "%s/wt", tu_tmpdir());
+        expect(&r, 0, NULL, "run", tu_path(WMMA_PTX), "--kernel", tiles[i][1], "--grid", grid,
+               "--block", "128", "--arg", cJSON_GetObjectItem(h, "a")->valuestring, "--arg",
+               cJSON_GetObjectItem(h, "b")->valuestring, "--arg",
+               cJSON_GetObjectItem(h, "c")->valuestring, "--arg", dspec, "--arg", s, "--arg", n,
+               "--dump", dir, NULL);
+        tu_free(&r);
+        same_words(tiles[i][0], dir, "arg3.bin", cJSON_GetObjectItem(h, "d_hex")->valuestring);
+    }
+    cJSON *h = cJSON_GetObjectItem(res, "shared");
+    assert_non_null(h);
+    snprintf(dir, sizeof dir, "%s/ws", tu_tmpdir());
+    expect(&r, 0, NULL, "run", tu_path(WMMA_PTX), "--kernel", "wmma_shared", "--grid", "1",
+           "--block", "128", "--arg", cJSON_GetObjectItem(h, "a")->valuestring, "--arg",
+           cJSON_GetObjectItem(h, "b")->valuestring, "--arg", "f32[1024]:zeros", "--dump", dir,
+           NULL);
+    tu_free(&r);
+    same_words("shared", dir, "arg2.bin", cJSON_GetObjectItem(h, "d_hex")->valuestring);
+    cJSON_Delete(m);
+    free(mj);
+}
+
+/* A wmma.load past its buffer is a fault naming the thread and the address; a warp with lanes
+ * off at a wmma.load is one too. */
+static void test_wmma_faults(void **state)
+{
+    (void)state;
+    tu_result r;
+    /* one tile more than the buffers hold: warp 1 reads A at element 256 */
+    expect(&r, 3, "invalid __global__ read of size 2 bytes", "run", tu_path(WMMA_PTX),
+           "--kernel", "wmma_rc", "--grid", "1", "--block", "64", "--arg", "f16[256]:zeros",
+           "--arg", "f16[512]:zeros", "--arg", "f32[512]:zeros", "--arg", "f32[512]:zeros",
+           "--arg", "f32:1", "--arg", "s32:2", NULL);
+    if (!strstr(r.err, "out of bounds") || !strstr(r.err, "in block (0,0,0)"))
+        fail_msg("%s", r.err);
+    tu_free(&r);
+    static const char partial[] =
+        ".version 8.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry k(.param .u64 a)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<12>;\n"
+        ".reg .b64 %rd<2>;\nld.param.u64 %rd1, [a];\nmov.u32 %r10, %tid.x;\n"
+        "setp.lt.u32 %p1, %r10, 8;\n@%p1 bra DONE;\n"
+        "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, "
+        "%r8}, [%rd1], 16;\nDONE:\nret;\n}\n";
+    char path[512];
+    assert_non_null(tu_tmpfile("partial.ptx", partial, path, sizeof path));
+    expect(&r, 3, "wmma.load.sync.aligned needs all 32 lanes of the warp (only lanes 0xffffff00",
+           "run", path, "--kernel", "k", "--grid", "1", "--block", "32", "--arg",
+           "f16[256]:zeros", NULL);
+    if (!strstr(r.err, "by thread (0,0,0)"))
+        fail_msg("%s", r.err);
     tu_free(&r);
 }
 
@@ -923,6 +1046,8 @@ int main(void)
         cmocka_unit_test(test_mma_h200),
         cmocka_unit_test(test_mma_exact_bound),
         cmocka_unit_test(test_mma_partial_warp),
+        cmocka_unit_test(test_wmma_h200),
+        cmocka_unit_test(test_wmma_faults),
         cmocka_unit_test(test_cuda_source),
         cmocka_unit_test(test_unsupported_other_kernel),
         cmocka_unit_test(test_mangled_kernel_names),

@@ -167,9 +167,10 @@ static void expect_same_run(const char *how, const timing_result *x, const timin
 }
 
 #define HDR ".version 8.0\n.target sm_90\n.address_size 64\n"
-/* Spill reloads one instruction of fma_chain (3 source registers) may not wait for: more than
- * the model keeps beside its registers (timing_int.h: TS_MAX_SRC, EXEC_MAX_REGS + 4). */
-#define TS_RELOADS_OVER (EXEC_MAX_REGS + 2)
+/* Spill reloads one instruction of fma_chain may not wait for (its source register, %f2 three
+ * times, is listed once): more than the model keeps beside its registers (timing_int.h:
+ * TS_MAX_SRC, EXEC_MAX_REGS + 4). */
+#define TS_RELOADS_OVER (EXEC_MAX_REGS + 4)
 
 /* ---- a dependent FMA chain ------------------------------------------------------------------ */
 static const char fma_chain[] = HDR
@@ -327,7 +328,9 @@ static void test_full_pipe(void **state)
  * ind: two m16n8k16 and an m16n8k8 into different registers: 0; 6 (the warp's own pipe use:
  *   5 cycles `wait`); 12 (5 more); ret 13, retired at 14.
  * one, two warps on one scheduler: warp 0 mma 0, ret 1, retired 2; warp 1 not selected at 0,
- *   the tensor pipe held by warp 0 at 1..5 (math_pipe_throttle 5), mma 6, ret 7, retired 8. */
+ *   the tensor pipe held by warp 0 at 1..5 (math_pipe_throttle 5), mma 6, ret 7, retired 8.
+ * wdep: two wmma.mma (m16n16k16: two HMMA.16816 back to back, the result 6 + 24 cycles after
+ *   issue), the second reading the first's D: 0, 30 (waits 29); ret 31, retired at 32. */
 #define MMA16 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
 static const char mma_kernels[] = HDR
     ".visible .entry dep()\n{\n .reg .f32 %f<16>;\n .reg .b32 %r<4>;\n"
@@ -346,6 +349,15 @@ static const char mma_kernels[] = HDR
     ".visible .entry one()\n{\n .reg .f32 %f<16>;\n .reg .b32 %r<4>;\n"
     " mov.b32 %r1, 1006648320;\n mov.f32 %f5, 0f00000000;\n"
     " " MMA16 "{%f1,%f2,%f3,%f4}, {%r1,%r1,%r1,%r1}, {%r1,%r1}, {%f5,%f5,%f5,%f5};\n"
+    " ret;\n}\n"
+    ".visible .entry wdep()\n{\n .reg .f32 %f<16>;\n .reg .b32 %r<4>;\n"
+    " mov.b32 %r1, 1006648320;\n mov.f32 %f1, 0f00000000;\n"
+    " wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f2,%f3,%f4,%f5,%f6,%f7,%f8,%f9},"
+    " {%r1,%r1,%r1,%r1,%r1,%r1,%r1,%r1}, {%r1,%r1,%r1,%r1,%r1,%r1,%r1,%r1},"
+    " {%f1,%f1,%f1,%f1,%f1,%f1,%f1,%f1};\n"
+    " wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f2,%f3,%f4,%f5,%f6,%f7,%f8,%f9},"
+    " {%r1,%r1,%r1,%r1,%r1,%r1,%r1,%r1}, {%r1,%r1,%r1,%r1,%r1,%r1,%r1,%r1},"
+    " {%f2,%f3,%f4,%f5,%f6,%f7,%f8,%f9};\n"
     " ret;\n}\n";
 
 static void test_mma(void **state)
@@ -377,6 +389,12 @@ static void test_mma(void **state)
     expect_u64("two warps not_selected", t.r.stalls[STALL_NOT_SELECTED], 1);
     expect_u64("two warps math_pipe_throttle", t.r.stalls[STALL_MATH_PIPE_THROTTLE], 5);
     expect_u64("two warps resident", t.r.resident_warp_cycles, 2 + 8);
+    tt_close(&t);
+    tt_open(&t, mma_kernels, "wdep");
+    tt_run_ok(&t);
+    expect_u64("wdep cycles", t.r.cycles, 32);
+    expect_u64("wdep wait", t.r.stalls[STALL_WAIT], 29);
+    expect_u64("wdep wmma count", t.r.op_count[PTX_OP_WMMA_MMA], 2);
     tt_close(&t);
 }
 

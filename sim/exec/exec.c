@@ -403,6 +403,10 @@ int exec_dst_operands(const xinsn *in)
     case PTX_OP_EXIT: case PTX_OP_CP_ASYNC: case PTX_OP_MBAR_INIT: case PTX_OP_BAR_WARP_SYNC:
         return 0;
     case PTX_OP_BAR: return in->mode == PTX_BAR_RED;
+    case PTX_OP_WMMA_STORE: return 0;
+    case PTX_OP_WMMA_LOAD: /* its fragment: one or two VEC operands */
+        return xwmma_regs(in->ir->mode & PTX_WMMA_FRAG, in->ir->type[0]) / 4;
+    case PTX_OP_WMMA_MMA: return 2;
     default: return in->nops > 0 ? 1 : 0;
     }
 }
@@ -428,7 +432,11 @@ void exec_list_regs(xinsn *in, uint32_t nregs)
         int32_t rs[4];
         int n = exec_operand_regs(o, nregs, rs);
         for (int i = 0; i < n; i++) {
-            int isdst = k < ndst && o->kind != XO_ADDR;
+            int isdst = k < ndst && o->kind != XO_ADDR, seen = 0;
+            for (int j = 0; j < (isdst ? in->ndst : in->nsrc); j++) /* each register once */
+                seen |= (isdst ? in->dst[j] : in->src[j]) == rs[i];
+            if (seen)
+                continue;
             if (isdst && in->ndst < EXEC_MAX_REGS)
                 in->dst[in->ndst++] = rs[i];
             else if (!isdst && in->nsrc < EXEC_MAX_REGS)
@@ -485,8 +493,14 @@ static void describe(const xinsn *in, exec_step_info *out)
     out->loc_line = in->ir->loc_line;
     out->nsrc = in->nsrc;
     out->ndst = in->ndst;
-    memcpy(out->src, in->src, sizeof out->src);
-    memcpy(out->dst, in->dst, sizeof out->dst);
+    /* the first 16 of each list at a constant size (no library call), the rest only for the
+     * rare instruction with more (wmma.mma) */
+    memcpy(out->src, in->src, 16 * sizeof *out->src);
+    memcpy(out->dst, in->dst, 16 * sizeof *out->dst);
+    if (in->nsrc > 16 || in->ndst > 16) {
+        memcpy(out->src + 16, in->src + 16, (EXEC_MAX_REGS - 16) * sizeof *out->src);
+        memcpy(out->dst + 16, in->dst + 16, (EXEC_MAX_REGS - 16) * sizeof *out->dst);
+    }
 }
 
 /* The step info before the instruction runs. Lean (exec_prog_lean_steps, for steps only):
@@ -841,11 +855,16 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         t->pc++;
         st = xmma_exec(b, warp, in, regs, m, d);
         break;
+    case PTX_OP_WMMA_MMA:
+        t->pc++;
+        st = xmma_wmma(b, warp, in, regs, m, d);
+        break;
     case PTX_OP_LD: case PTX_OP_LDU: case PTX_OP_ST: case PTX_OP_ATOM: case PTX_OP_RED:
     case PTX_OP_CP_ASYNC: case PTX_OP_CP_ASYNC_MBAR_ARRIVE: case PTX_OP_MBAR_INIT:
     case PTX_OP_MBAR_ARRIVE: case PTX_OP_MBAR_ARRIVE_DROP: case PTX_OP_MBAR_TEST_WAIT:
     case PTX_OP_MBAR_TRY_WAIT: case PTX_OP_MBAR_INVAL: case PTX_OP_MBAR_PENDING_COUNT:
     case PTX_OP_MBAR_EXPECT_TX: case PTX_OP_MBAR_COMPLETE_TX:
+    case PTX_OP_WMMA_LOAD: case PTX_OP_WMMA_STORE:
         t->pc++;
         if (m)
             st = xmem_exec(b, warp, in, m, out, d);

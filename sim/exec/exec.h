@@ -116,7 +116,8 @@ typedef enum {
 exec_warp_state exec_warp_state_of(const exec_block *b, int warp);
 int exec_block_done(const exec_block *b);
 
-#define EXEC_MAX_REGS 16 /* mma.sync: 4 written, 10 read, a guard */
+#define EXEC_MAX_REGS 32 /* wmma.mma: 8 written, 24 read, a guard (32 keeps the arrays in whole
+                            host lines) */
 /* What one warp instruction did. */
 typedef struct {
     uint16_t opcode;      /* ptx_opcode */
@@ -140,6 +141,11 @@ typedef struct {
      * address; else a stride, modulo 2^64). addr[] is then left unwritten: read lane addresses
      * with exec_step_addr. */
     uint8_t addr_linear;
+    /* wmma.load/store: the access is mem_parts accesses of mem_size bytes per lane (the
+     * fragment's element pairs or elements), part q at lane l's address + exec_step_part_off;
+     * 0: one access */
+    uint8_t mem_parts;
+    uint64_t part_off[3];
     uint64_t addr_base, addr_step;
     uint64_t addr[32];    /* per lane, valid in exec_mask (space-relative for shared/local) */
     /* control */
@@ -155,6 +161,13 @@ typedef struct {
                            * (only passed is new) or has finished (exited set, the fields
                            * before addr[] cleared) */
 } exec_step_info;
+
+/* Offset of part q of a memory step with mem_parts parts: bit k of q adds part_off[k]. */
+static inline uint64_t exec_step_part_off(const exec_step_info *in, uint32_t q)
+{
+    return (q & 1 ? in->part_off[0] : 0) + (q & 2 ? in->part_off[1] : 0) +
+           (q & 4 ? in->part_off[2] : 0);
+}
 
 /* Lane l's address of a memory step (space-relative for shared/local). */
 static inline uint64_t exec_step_addr(const exec_step_info *in, int l)

@@ -16,7 +16,8 @@
 #define XPC_END UINT32_MAX   /* reconvergence at the function's virtual exit */
 #define XNSCRATCH 6          /* per-frame scratch slots for sregs/addresses used as values */
 #define XNPRE 3              /* the first scratch slots: values computed before an instruction */
-#define XMAX_OPS 6           /* operands kept per decoded instruction (call uses xcall) */
+#define XMAX_OPS 8           /* operands kept per decoded instruction (call uses xcall; wmma.mma
+                                with f16 fragments has 8: four fragments of two VEC operands) */
 #define XMAX_SIMT 256        /* SIMT stack entries per warp */
 #define XMAX_FRAMES 64       /* call depth per warp */
 #define XFULL 0xffffffffu
@@ -317,6 +318,31 @@ void xctl_free_stacks(xwarp *W);
 void xctl_warp_sync(xwarp *W, xsimt *t, uint32_t mask, uint32_t m);
 wl_status xctl_branch(exec_block *b, int warp, const xinsn *in, uint32_t active, uint32_t taken,
                       exec_step_info *out, diag_t *d);
+/* wmma m16n16k16 fragments as the H200 lays them out (gpu/microbench/wmma.cu,
+ * gpu/measured/h200/microbench/wmma.json; the same for row- and column-major memory): element
+ * i (0-7) of lane l = 4g + t. A, C, D: row g + 8 ((i >> 1) & 1), column 2t + (i & 1) +
+ * 8 (i >> 2); B: row (k) 2t + (i & 1) + 8 ((i >> 1) & 1), column (n) g + 8 (i >> 2). A and B
+ * of f16 hold 16 elements, the second 8 a copy of the first. *r, *c: the row and column. */
+static inline void xwmma_coord(int b_frag, int l, int i, int *r, int *c)
+{
+    int g = l >> 2, t = l & 3;
+    if (b_frag) {
+        *r = 2 * t + (i & 1) + 8 * ((i >> 1) & 1);
+        *c = g + 8 * (i >> 2);
+    } else {
+        *r = g + 8 * ((i >> 1) & 1);
+        *c = 2 * t + (i & 1) + 8 * (i >> 2);
+    }
+}
+/* Registers in a wmma fragment: a and b of bf16 4, else 8 (two VEC operands of 4, ir.h). frag:
+ * PTX_WMMA_A .. PTX_WMMA_D; t: the fragment's element type (a and b: f16 or bf16). */
+static inline int xwmma_regs(int frag, int t)
+{
+    return frag <= PTX_WMMA_B && t == PTX_T_BF16 ? 4 : 8;
+}
+/* wmma.mma (xmma.c). */
+wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m,
+                    diag_t *d);
 /* mma.sync on the warp's fragments (xmma.c); m: the lanes executing (must be all 32). */
 wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m,
                     diag_t *d);

@@ -127,6 +127,7 @@ static int is_mem_op(int op)
     case PTX_OP_CP_ASYNC_MBAR_ARRIVE: case PTX_OP_MBAR_INIT: case PTX_OP_MBAR_ARRIVE:
     case PTX_OP_MBAR_ARRIVE_DROP: case PTX_OP_MBAR_TEST_WAIT: case PTX_OP_MBAR_TRY_WAIT:
     case PTX_OP_MBAR_INVAL: case PTX_OP_MBAR_EXPECT_TX: case PTX_OP_MBAR_COMPLETE_TX:
+    case PTX_OP_WMMA_LOAD: case PTX_OP_WMMA_STORE:
         return 1;
     default: return 0;
     }

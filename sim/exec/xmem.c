@@ -677,6 +677,93 @@ static wl_status do_cp_async(exec_block *b, int warp, const xinsn *in, uint32_t 
     return WL_OK;
 }
 
+/* wmma.load and wmma.store (m16n16k16): each lane moves its fragment's elements (exec_int.h,
+ * xwmma_coord) from or to their places in the 16 x 16 matrix at its address, `stride` elements
+ * between rows (row-major) or columns (column-major; B: column-major means its k runs along
+ * memory), 16 without a stride operand. The H200's SASS moves them as 4 accesses per lane when
+ * an element pair is contiguous in memory (LDG.E of 2 halves, LDG.E.64 of 2 floats), else one
+ * per element; out reports that as mem_parts parts of mem_size bytes (the timing model looks
+ * up each). Every lane must execute it (.aligned). Alignment is checked per element. */
+static wl_status do_wmma(exec_block *b, int warp, const xinsn *in, uint32_t m,
+                         exec_step_info *out, diag_t *d)
+{
+    if (m != XFULL)
+        return exec_fail(b, warp, __builtin_ctz(~m), in, WL_EFAULT, d,
+                         "%s.sync.aligned needs all 32 lanes of the warp (only lanes 0x%08x "
+                         "execute it); it is skipped", isa_name(in->ir->op), m);
+    xwarp *W = &b->w[warp];
+    uint64_t *regs = frame_regs(W);
+    int ai;
+    const xop *a = xaddr_opnd(in, &ai);
+    int load = in->op == PTX_OP_WMMA_LOAD, frag = in->ir->mode & PTX_WMMA_FRAG;
+    int col = (in->ir->mode & PTX_WMMA_COL) != 0, bfrag = frag == PTX_WMMA_B;
+    int nregs = xwmma_regs(frag, in->ir->type[0]), nx = nregs / 4;
+    int f0 = load ? 0 : ai + 1, si = load ? ai + 1 : ai + 1 + nx; /* fragment, stride */
+    if (!a || f0 + nx > in->nops)
+        return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "memory operand missing");
+    uint32_t esz = frag <= PTX_WMMA_B ? 2 : 4;
+    /* the matrix index of fragment element i: rows (A, C, D) or k (B) times `along` plus
+     * columns (n) times `across` */
+    wl_status st = WL_OK;
+    uint64_t ld0 = 16;
+    for (int l = 0; l < 32; l++) {
+        uint64_t ld = si < in->nops ? (uint32_t)xget(&in->o[si], regs, l) : 16;
+        ld0 = l == 0 ? ld : ld0;
+        /* memory index of matrix position (r, c): row-major r ld + c, column-major c ld + r
+         * (for B, r is k and c is n; its `col` layout keeps k contiguous) */
+        uint64_t base = lane_addr(W, regs, a, l);
+        for (int i = 0; i < 8; i++) {
+            int r, c;
+            xwmma_coord(bfrag, l, i, &r, &c);
+            uint64_t idx = col ? (uint64_t)c * ld + (uint64_t)r : (uint64_t)r * ld + (uint64_t)c;
+            int space = in->space;
+            uint64_t addr = base + idx * esz;
+            uint8_t *h = xlate(b, warp, l, in, &space, &addr, esz, !load, d, &st);
+            if (!h)
+                return st;
+            /* fragment register j holds element j (f32) or elements 2j, 2j + 1 (16-bit); f16 a
+             * and b hold them twice, in registers j and j + 4 (a register nothing reads shares
+             * the sink slot, so each copy is written from memory, not from the other) */
+            int j = esz == 2 ? i >> 1 : i, sh = esz == 2 ? 16 * (i & 1) : 0;
+            for (int jj = j; jj < nregs; jj += 4) {
+                const xop *v = &in->o[f0 + jj / 4];
+                int32_t slot = v->vec[jj % 4];
+                if (load && slot >= 0) {
+                    uint64_t x = xslot_get(regs, slot, v->vnw[jj % 4], l);
+                    uint64_t mask = esz == 2 ? UINT64_C(0xffff) << sh : UINT64_C(0xffffffff);
+                    x = (x & ~mask) | (load_le(h, esz) << sh);
+                    xslot_put(regs, slot, v->vnw[jj % 4], l, x & 0xffffffffu);
+                } else if (!load) {
+                    uint64_t x = slot < 0 ? 0 : xslot_get(regs, slot, v->vnw[jj % 4], l) >> sh;
+                    memcpy(h, &x, esz);
+                }
+                if (esz == 4 || !load)
+                    break; /* f32 fragments have one copy; a store writes the first */
+            }
+            if (i == 0)
+                note(out, l, addr, space, esz);
+        }
+    }
+    if (out) {
+        /* element pairs (i, i + 1) neighbour in memory when the layout runs along them: A, C
+         * and D row-major, B column-major (a pair is two columns of A, C, D, two k of B); then 4
+         * parts of two elements (pair p: bit 0 +8 rows (B: k), bit 1 +8 columns (B: n)), else 8
+         * of one (element i: bit 0 the pair's second, bit 1 +8 rows, bit 2 +8 columns) */
+        int pairs = bfrag ? col : !col;
+        uint64_t rows8 = 8 * (col ? 1 : ld0) * esz, cols8 = 8 * (col ? ld0 : 1) * esz;
+        uint64_t one = (bfrag ? rows8 : cols8) / 8;
+        out->part_off[0] = pairs ? rows8 : one;
+        out->part_off[1] = pairs ? cols8 : rows8;
+        out->part_off[2] = cols8;
+        out->mem_parts = (uint8_t)(pairs ? 4 : 8);
+        out->mem_size = pairs ? 2 * esz : esz;
+        out->mem_load = (uint8_t)load;
+        out->mem_store = (uint8_t)!load;
+        out->addr_linear = 0;
+    }
+    return WL_OK;
+}
+
 wl_status xmem_exec(exec_block *b, int warp, const xinsn *in, uint32_t m, exec_step_info *out,
                     diag_t *d)
 {
@@ -684,6 +771,7 @@ wl_status xmem_exec(exec_block *b, int warp, const xinsn *in, uint32_t m, exec_s
     case PTX_OP_LD: case PTX_OP_LDU: case PTX_OP_ST: return do_ldst(b, warp, in, m, out, d);
     case PTX_OP_ATOM: case PTX_OP_RED: return do_atom(b, warp, in, m, out, d);
     case PTX_OP_CP_ASYNC: return do_cp_async(b, warp, in, m, out, d);
+    case PTX_OP_WMMA_LOAD: case PTX_OP_WMMA_STORE: return do_wmma(b, warp, in, m, out, d);
     default: return do_mbar(b, warp, in, m, out, d);
     }
 }

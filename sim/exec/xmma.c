@@ -8,11 +8,12 @@
  * Model: the warp's fragments are gathered into the three matrices and each D element is
  * formed the way the H200's tensor core was measured to form it (gpu/microbench/mma.cu,
  * gpu/measured/h200/microbench/mma.json: 24,576 random f16 and bf16 results, all equal bit
- * for bit): the K products are exact; the terms (products and the C element) are aligned to the
- * largest exponent E among them, where a product counts with the sum of its factors' exponents
- * (the exponent before normalising, one more than its value's when the significands' product
- * is below 2), and each term keeps its bits down to 2^(E - 27) (24 bits and 3 more), the rest
- * cut toward zero; the fixed-point sum is rounded to f32 toward zero. Non-finite inputs (inf,
+ * for bit; and wmma's chained accumulations, gpu/microbench/wmma.cu): the K products are exact;
+ * the terms (products and the C element) are aligned to the largest exponent E among them,
+ * where a term counts with the top of a window of two integer bits (a product of two
+ * significands in [1, 2) lies in [1, 4): the sum of its factors' frexp exponents; C: its frexp
+ * exponent + 1), and each term keeps its bits down to 2^(E - 27), the rest cut toward zero; the
+ * fixed-point sum is rounded to f32 toward zero. Non-finite inputs (inf,
  * NaN) take the IEEE result of the plain sum instead (not measured). Subnormal inputs and
  * results are as the formula gives them (not measured either).
  * Fragment layout (lane = 4 g + t, g = lane >> 2 the group, t = lane & 3 the thread in it):
@@ -47,9 +48,10 @@ static uint32_t dot(const double *a, const double *b, int bstride, int k, double
     }
     if (!finite)
         return (uint32_t)semf_round(plain, 0, SEMF_F32, SEMF_RN);
-    if (c != 0) {
+    if (c != 0) { /* C counts one above its exponent, like a product of two significands
+                   * in [1, 2): every term sits in a window of 2 integer bits */
         (void)frexp(c, &ex);
-        e = ex > e ? ex : e;
+        e = ex + 1 > e ? ex + 1 : e;
     }
     if (e == INT_MIN)
         return 0; /* every term zero: +0 */
@@ -104,5 +106,44 @@ wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
                 xslot_put(regs, slot, od->vnw[i], l, dot(A[row], &B[0][col], MMA_N, k, C[row][col]));
         }
     }
+    return WL_OK;
+}
+
+/* wmma.mma.sync m16n16k16: D = A x B + C over the warp's fragments (exec_int.h: xwmma_coord),
+ * each 16 x 8 half of D as one HMMA.16816 (the SASS has two), so each element is formed as
+ * mma.sync's (dot above); A and B of f16 are read from their first four registers (the
+ * second four are copies). Operands: d (2 VEC), a, b (2, or 1 of bf16), c (2). */
+wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m,
+                    diag_t *d)
+{
+    if (m != XFULL) {
+        int lane = __builtin_ctz(~m);
+        return exec_fail(b, warp, lane, in, WL_EFAULT, d,
+                         "wmma.mma.sync.aligned needs all 32 lanes of the warp (only lanes "
+                         "0x%08x execute it); it is skipped", m);
+    }
+    const int bf16 = in->ir->type[1] == PTX_T_BF16, nx = bf16 ? 1 : 2;
+    const semf_fmt ab = bf16 ? SEMF_BF16 : SEMF_F16;
+    const xop *od = &in->o[0], *oa = &in->o[2], *ob = &in->o[2 + nx], *oc = &in->o[2 + 2 * nx];
+    double A[16][16], B[16][16], C[16][16];
+    for (int l = 0; l < 32; l++)
+        for (int i = 0; i < 8; i++) {
+            int r, c;
+            uint32_t ra = vget(oa, regs, i >> 1, l), rb = vget(ob, regs, i >> 1, l);
+            xwmma_coord(0, l, i, &r, &c);
+            A[r][c] = semf_decode(i & 1 ? ra >> 16 : ra & 0xffff, ab);
+            C[r][c] = semf_f32(vget(&oc[i >> 2], regs, i & 3, l));
+            xwmma_coord(1, l, i, &r, &c);
+            B[r][c] = semf_decode(i & 1 ? rb >> 16 : rb & 0xffff, ab);
+        }
+    for (int l = 0; l < 32; l++)
+        for (int i = 0; i < 8; i++) {
+            int r, c;
+            xwmma_coord(0, l, i, &r, &c);
+            const xop *o = &od[i >> 2];
+            int32_t slot = o->vec[i & 3];
+            if (slot >= 0)
+                xslot_put(regs, slot, o->vnw[i & 3], l, dot(A[r], &B[0][c], 16, 16, C[r][c]));
+        }
     return WL_OK;
 }

@@ -167,6 +167,12 @@ typedef enum { PTX_SHFL_UP = 1, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX } ptx
 /* mma.sync shapes (mode); type[0] = d's type (f32), type[1] = a's and b's (f16 or bf16),
  * type[2] = c's (f32). Operands: {d x4}, {a x4|x2}, {b x2|x1}, {c x4} (PTX ISA 9.7.14.5.8). */
 typedef enum { PTX_MMA_M16N8K16 = 1, PTX_MMA_M16N8K8 } ptx_mmashape;
+/* wmma (m16n16k16 only): mode = the fragment (load a/b/c, store d) | PTX_WMMA_COL for a
+ * column-major matrix in memory; wmma.mma: PTX_WMMA_A_COL, PTX_WMMA_B_COL for its layouts.
+ * type[0]: the fragment's element type (load/store); wmma.mma: type[0] = d's (f32), type[1] =
+ * a's and b's (f16, bf16), type[2] = c's (f32). space: global, shared or none (generic). */
+enum { PTX_WMMA_A = 0, PTX_WMMA_B = 1, PTX_WMMA_C = 2, PTX_WMMA_D = 3, PTX_WMMA_FRAG = 3,
+       PTX_WMMA_COL = 4, PTX_WMMA_A_COL = 4, PTX_WMMA_B_COL = 8 };
 typedef enum { PTX_VOTE_ALL = 1, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT } ptx_votemode;
 typedef enum { PTX_MATCH_ANY = 1, PTX_MATCH_ALL } ptx_matchmode;
 /* bar / barrier: .sync, .arrive, .red (bar.sync == barrier.sync.aligned) */
@@ -267,7 +273,9 @@ typedef enum {
     PTX_OPND_SREG,  /* sreg: ptx_sreg id */
     PTX_OPND_ADDR,  /* [base + off]: see below */
     PTX_OPND_SYM,   /* address of a variable (or function) used as a value */
-    PTX_OPND_VEC,   /* {a, b[, c, d]}: nvec registers in vec[], PTX_NONE for the sink `_` */
+    PTX_OPND_VEC,   /* {a, b[, c, d]}: nvec registers in vec[], PTX_NONE for the sink `_`
+                     * (at most 4: a wmma fragment of 8 is two VEC operands in a row, its
+                     * first and last four) */
     PTX_OPND_PAIR,  /* setp/shfl `%p|%q`: vec[0], vec[1] (vec[1] may be PTX_NONE) */
     PTX_OPND_LABEL  /* sym: resolved instruction index in the same function */
 } ptx_opnd_kind;
@@ -301,7 +309,8 @@ typedef enum {
 typedef struct ptx_operand {
     uint8_t kind;    /* ptx_opnd_kind */
     uint8_t type;    /* ptx_type */
-    uint8_t neg;     /* 1 for `!%p` (predicate source negated) */
+    uint8_t neg;     /* 1 for `!%p` (predicate source negated); VEC: 1 for the second half of a
+                        wmma fragment of 8 (the VEC operand before it holds the first four) */
     uint8_t space;   /* ptx_space, ADDR/SYM only */
     uint8_t symkind; /* ptx_symkind, ADDR/SYM only */
     uint8_t nvec;    /* VEC: 1..4 elements as written; PAIR: 2 */

@@ -197,7 +197,19 @@ int ptx_insn_format(const ptx_module *m, const ptx_func *f, uint32_t i, char *bu
         put(&b, "barrier");
     else
         put(&b, "%s", isa_name(in->op));
-    if (in->op == PTX_OP_MMA) { /* its form as written (the parser accepts only these) */
+    if (in->op == PTX_OP_WMMA_LOAD || in->op == PTX_OP_WMMA_STORE) {
+        static const char frag[] = "abcd";
+        put(&b, ".%c.sync.aligned.%s.m16n16k16", frag[in->mode & PTX_WMMA_FRAG],
+            in->mode & PTX_WMMA_COL ? "col" : "row");
+        mod(&b, ptx_space_name((ptx_space)in->space));
+        put(&b, ".%s", ptx_type_name((ptx_type)in->type[0]));
+    } else if (in->op == PTX_OP_WMMA_MMA) {
+        put(&b, ".sync.aligned.%s.%s.m16n16k16.f32", in->mode & PTX_WMMA_A_COL ? "col" : "row",
+            in->mode & PTX_WMMA_B_COL ? "col" : "row");
+        if (in->type[1] == PTX_T_BF16)
+            put(&b, ".bf16.bf16");
+        put(&b, ".f32");
+    } else if (in->op == PTX_OP_MMA) { /* its form as written (the parser accepts only these) */
         const char *ab = ptx_type_name((ptx_type)in->type[1]);
         put(&b, ".sync.aligned.%s.row.col.%s.%s.%s.%s",
             in->mode == PTX_MMA_M16N8K8 ? "m16n8k8" : "m16n8k16",
@@ -215,7 +227,8 @@ int ptx_insn_format(const ptx_module *m, const ptx_func *f, uint32_t i, char *bu
         mod(&b, ptx_space_name((ptx_space)in->space));
         mod(&b, mode_name(in));
     }
-    if (in->op != PTX_OP_MMA) { /* the modifiers and types the fields hold */
+    if (in->op != PTX_OP_MMA && in->op != PTX_OP_WMMA_LOAD && in->op != PTX_OP_WMMA_STORE &&
+        in->op != PTX_OP_WMMA_MMA) { /* the modifiers and types the fields hold */
         mod(&b, in->cmp < PTX_CMP_COUNT ? cmp_names[in->cmp] : "");
         mod(&b, in->boolop < 4 ? bool_names[in->boolop] : "");
         mod(&b, in->aop < PTX_AOP_COUNT ? aop_names[in->aop] : "");
@@ -258,6 +271,18 @@ int ptx_insn_format(const ptx_module *m, const ptx_func *f, uint32_t i, char *bu
     } else {
         for (unsigned k = 0; k < in->nops; k++) {
             put(&b, k ? ", " : " ");
+            /* a wmma fragment of 8 registers is two VEC operands of 4 (ir.h): one vector */
+            if (ops[k].kind == PTX_OPND_VEC && k + 1 < in->nops &&
+                ops[k + 1].kind == PTX_OPND_VEC && ops[k + 1].neg) {
+                put(&b, "{");
+                for (unsigned e = 0; e < 8; e++) {
+                    put(&b, e ? ", " : "");
+                    reg_name(&b, f, ops[k + e / 4].vec[e % 4]);
+                }
+                put(&b, "}");
+                k++;
+                continue;
+            }
             operand(&b, m, f, &ops[k]);
         }
     }

@@ -41,6 +41,80 @@ static int mma_form(const plex_tok *t)
     return -1;
 }
 
+/* The wmma forms the executor runs (xmma.c): m16n16k16 with f16 or bf16 inputs and f32
+ * accumulators, as nvcuda::wmma writes them:
+ *   wmma.load.{a,b}.sync.aligned.{row,col}.m16n16k16[.global|.shared[::cta]].{f16,bf16}
+ *   wmma.load.c.sync.aligned.{row,col}.m16n16k16[.SPACE].f32
+ *   wmma.store.d.sync.aligned.{row,col}.m16n16k16[.SPACE].f32
+ *   wmma.mma.sync.aligned.{row,col}.{row,col}.m16n16k16.f32.f32           (f16 inputs)
+ *   wmma.mma.sync.aligned.{row,col}.{row,col}.m16n16k16.f32.bf16.bf16.f32
+ * Decodes word t into in (op, mode, types, space, flags) and returns 1, or 0 for any other
+ * form (other shapes, f16 accumulators, integer, tf32, ...: skipped as unsupported). */
+static int wmma_form(const plex_tok *t, ptx_insn *in)
+{
+    char w[96], *part[16];
+    int n = 0;
+    if (t->len >= sizeof w)
+        return 0;
+    memcpy(w, t->text, t->len);
+    w[t->len] = '\0';
+    for (char *s = w; s && n < 16;) {
+        part[n++] = s;
+        s = strchr(s, '.');
+        if (s)
+            *s++ = '\0';
+    }
+#define P(k, s) (n > (k) && strcmp(part[k], s) == 0)
+    int k = 0;
+    if (!P(0, "wmma") || n < 2)
+        return 0;
+    int load = P(1, "load"), store = P(1, "store"), mma = P(1, "mma");
+    k = mma ? 2 : 3;
+    if (!(load || store || mma) || !P(k, "sync") || !P(k + 1, "aligned"))
+        return 0;
+    k += 2;
+    unsigned mode = 0;
+    if (load || store) {
+        const char *f = part[2];
+        mode = load && !strcmp(f, "a") ? PTX_WMMA_A : load && !strcmp(f, "b") ? PTX_WMMA_B
+               : load && !strcmp(f, "c") ? PTX_WMMA_C : store && !strcmp(f, "d") ? PTX_WMMA_D
+               : 99u;
+        if (mode == 99u || !(P(k, "row") || P(k, "col")))
+            return 0;
+        mode |= P(k, "col") ? PTX_WMMA_COL : 0;
+        if (!P(k + 1, "m16n16k16"))
+            return 0;
+        k += 2;
+        if (P(k, "global") || P(k, "shared") || P(k, "shared::cta")) {
+            in->space = P(k, "global") ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED;
+            k++;
+        }
+        int ab = (mode & PTX_WMMA_FRAG) <= PTX_WMMA_B;
+        if (n != k + 1 || !(ab ? P(k, "f16") || P(k, "bf16") : P(k, "f32")))
+            return 0;
+        in->op = load ? PTX_OP_WMMA_LOAD : PTX_OP_WMMA_STORE;
+        in->type[0] = P(k, "f16") ? PTX_T_F16 : P(k, "bf16") ? PTX_T_BF16 : PTX_T_F32;
+    } else {
+        if (!(P(k, "row") || P(k, "col")) || !(P(k + 1, "row") || P(k + 1, "col")) ||
+            !P(k + 2, "m16n16k16"))
+            return 0;
+        mode = (P(k, "col") ? PTX_WMMA_A_COL : 0) | (P(k + 1, "col") ? PTX_WMMA_B_COL : 0);
+        k += 3;
+        int f16 = n == k + 2 && P(k, "f32") && P(k + 1, "f32");
+        int bf16 = n == k + 4 && P(k, "f32") && P(k + 1, "bf16") && P(k + 2, "bf16") &&
+                   P(k + 3, "f32");
+        if (!f16 && !bf16)
+            return 0;
+        in->op = PTX_OP_WMMA_MMA;
+        in->type[0] = in->type[2] = PTX_T_F32;
+        in->type[1] = bf16 ? PTX_T_BF16 : PTX_T_F16;
+    }
+#undef P
+    in->mode = (uint8_t)mode;
+    in->flags |= PTX_F_SYNC | PTX_F_ALIGNED;
+    return 1;
+}
+
 /* Does word w (length n) start with name s followed by '.' or the end? */
 static size_t prefix_len(const char *w, size_t n, const char *s)
 {
@@ -471,18 +545,24 @@ static wl_status parse_operand(pparse *p, const ptx_insn *in)
     memset(&tmp, 0, sizeof tmp);
     tmp.reg = PTX_NONE;
     tmp.sym = PTX_NONE;
+    int32_t rest[4]; /* a wmma fragment's elements 5-8: a second VEC operand (ir.h) */
+    unsigned nrest = 0;
     const plex_tok t = p->tok;
     if (plex_is(&t, '[')) {
         TRY(parse_address(p, &tmp));
     } else if (plex_is(&t, '{')) {
         TRY(pnext(p));
         tmp.kind = PTX_OPND_VEC;
+        unsigned most = in->op == PTX_OP_WMMA_LOAD || in->op == PTX_OP_WMMA_STORE ||
+                                in->op == PTX_OP_WMMA_MMA ? 8 : 4; /* fragments: 8 */
         for (;;) {
-            if (tmp.nvec >= 4)
+            if (tmp.nvec + nrest >= most)
                 return perr(p, &p->tok, WL_EUNSUPPORTED,
-                            "unsupported: vector operand with more than 4 elements");
-            TRY(parse_vec_elem(p, &tmp.vec[tmp.nvec]));
-            tmp.nvec++;
+                            "unsupported: vector operand with more than %u elements", most);
+            if (tmp.nvec < 4)
+                TRY(parse_vec_elem(p, &tmp.vec[tmp.nvec++]));
+            else
+                TRY(parse_vec_elem(p, &rest[nrest++]));
             if (plex_is(&p->tok, ',')) {
                 TRY(pnext(p));
                 continue;
@@ -557,6 +637,15 @@ static wl_status parse_operand(pparse *p, const ptx_insn *in)
         return punexpected(p, "an operand");
     }
     PVEC_AT(p->ops, ptx_operand, oi) = tmp;
+    if (nrest) {
+        ptx_operand *r = new_op(p);
+        if (!r)
+            return poom(p);
+        *r = tmp;
+        r->nvec = (uint8_t)nrest;
+        r->neg = 1; /* the second half */
+        memcpy(r->vec, rest, sizeof rest);
+    }
     return WL_OK;
 }
 
@@ -581,6 +670,7 @@ static unsigned imm_type(const ptx_insn *in, unsigned i)
                    : t0 == PTX_T_S16 ? PTX_T_S32 : PTX_T_U32;
         return t0;
     case PTX_OP_SHFL: return i == 1 ? t0 : PTX_T_B32;
+    case PTX_OP_WMMA_LOAD: case PTX_OP_WMMA_STORE: return PTX_T_U32; /* the stride */
     case PTX_OP_VOTE: case PTX_OP_MATCH: case PTX_OP_REDUX:
         return i == 1 && in->op != PTX_OP_VOTE ? t0 : PTX_T_B32;
     case PTX_OP_MBAR_INIT: case PTX_OP_MBAR_ARRIVE: case PTX_OP_MBAR_ARRIVE_DROP:
@@ -661,6 +751,71 @@ static wl_status check_mma(pparse *p, const ptx_insn *in, const plex_tok *ot, in
                         "{%u}, {%u}, {%u}, {%u})", mma_forms[mf].name, k + 1, want[k], want[0],
                         want[1], want[2], want[3]);
     }
+    return WL_OK;
+}
+
+/* Operand k of in is the start of a fragment of want 32-bit registers (8: two VEC operands of
+ * 4, ir.h; 4: one)? Returns the next operand's index, or -1. */
+static int frag32(pparse *p, const ptx_insn *in, unsigned k, unsigned want)
+{
+    for (unsigned left = want; left; k++) {
+        if (k >= in->nops)
+            return -1;
+        const ptx_operand *o = &PVEC_AT(p->ops, ptx_operand, in->op0 + k);
+        if (o->kind != PTX_OPND_VEC || o->nvec != (left > 4 ? 4 : left) ||
+            o->neg != (left < want)) /* a fragment's own halves, no more */
+            return -1;
+        for (unsigned e = 0; e < o->nvec; e++) {
+            int32_t r = o->vec[e];
+            unsigned t = r >= 0 ? PVEC_AT(p->regs, ptx_reg, r).type : PTX_T_NONE;
+            if (r < 0 || PVEC_AT(p->regs, ptx_reg, r).vec != 1 ||
+                !(t == PTX_T_B32 || t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_F32))
+                return -1;
+        }
+        left -= o->nvec;
+    }
+    if (k < in->nops && PVEC_AT(p->ops, ptx_operand, in->op0 + k).kind == PTX_OPND_VEC &&
+        PVEC_AT(p->ops, ptx_operand, in->op0 + k).neg)
+        return -1; /* a vector of more registers than wanted */
+    return (int)k;
+}
+
+/* wmma's operands: fragments of 32-bit registers (8; a and b of bf16: 4), an address, and a
+ * stride (a 32-bit register or an integer; omitted: 16). */
+static wl_status check_wmma(pparse *p, const ptx_insn *in, const plex_tok *ot)
+{
+    unsigned nab = in->type[in->op == PTX_OP_WMMA_MMA ? 1 : 0] == PTX_T_BF16 ? 4 : 8;
+    const char *name = isa_name(in->op);
+    int k = 0;
+    if (in->op == PTX_OP_WMMA_MMA) {
+        const unsigned want[4] = {8, nab, nab, 8};
+        for (unsigned f = 0; f < 4; f++)
+            if ((k = frag32(p, in, (unsigned)k, want[f])) < 0)
+                return perr(p, ot, WL_EUSAGE,
+                            "%s: operand %u must be a vector of %u 32-bit registers (d, a, b, c: "
+                            "{8}, {%u}, {%u}, {8})", name, f + 1, want[f], nab, nab);
+        if ((unsigned)k != in->nops)
+            return perr(p, ot, WL_EUSAGE, "%s takes 4 operands", name);
+        return WL_OK;
+    }
+    int load = in->op == PTX_OP_WMMA_LOAD;
+    unsigned want = (in->mode & PTX_WMMA_FRAG) <= PTX_WMMA_B ? nab : 8;
+    const ptx_operand *o = &PVEC_AT(p->ops, ptx_operand, in->op0);
+    /* load: {frag}, [addr][, stride]; store: [addr], {frag}[, stride] */
+    if (load ? (k = frag32(p, in, 0, want)) < 0 : (k = frag32(p, in, 1, want)) < 0)
+        return perr(p, ot, WL_EUSAGE, "%s: operand %u must be a vector of %u 32-bit registers",
+                    name, load ? 1u : 2u, want);
+    unsigned addr = load ? (unsigned)k : 0, stride = load ? addr + 1 : (unsigned)k;
+    if (addr >= in->nops || o[addr].kind != PTX_OPND_ADDR)
+        return perr(p, ot, WL_EUSAGE, "%s: operand %u must be an address [...]", name,
+                    load ? 2u : 1u);
+    if (stride < in->nops &&
+        (stride + 1 != in->nops ||
+         (o[stride].kind != PTX_OPND_IMM &&
+          !(o[stride].kind == PTX_OPND_REG && o[stride].reg >= 0 &&
+            ptx_type_is_int(PVEC_AT(p->regs, ptx_reg, o[stride].reg).type)))))
+        return perr(p, ot, WL_EUSAGE, "%s: the stride must be an integer register or constant",
+                    name);
     return WL_OK;
 }
 
@@ -767,10 +922,11 @@ wl_status pinsn_parse(pparse *p)
         return punexpected(p, "an instruction");
     in.line = ot.line;
     in.col = ot.col;
-    int mf = mma_form(&ot);
+    int mf = mma_form(&ot), wf = mf < 0 && wmma_form(&ot, &in);
     /* an instruction we recognise but do not model: skipped up to its ';', the first one of
      * the function remembered for ptx_check_supported (the file's other kernels still run) */
-    for (size_t k = 0; mf < 0 && k < sizeof unsupported_ops / sizeof unsupported_ops[0]; k++)
+    for (size_t k = 0; mf < 0 && !wf && k < sizeof unsupported_ops / sizeof unsupported_ops[0];
+         k++)
         if (prefix_len(ot.text, ot.len, unsupported_ops[k])) {
             if (!p->unsup.len)
                 p->unsup = ot;
@@ -781,14 +937,16 @@ wl_status pinsn_parse(pparse *p)
             }
             return pnext(p);
         }
-    size_t used;
-    int op = find_opcode(ot.text, ot.len, &used);
+    size_t used = 0;
+    int op = wf ? in.op : find_opcode(ot.text, ot.len, &used);
     if (op < 0)
         return perr(p, &ot, WL_EUSAGE, "unknown instruction '%.*s'",
                     (int)(ot.len > 60 ? 60 : ot.len), ot.text);
     in.op = (uint16_t)op;
     int extra = 0;
-    if (mf >= 0) { /* its modifiers are the form's: no decoding */
+    if (wf) {
+        /* wmma_form decoded the modifiers */
+    } else if (mf >= 0) { /* its modifiers are the form's: no decoding */
         in.mode = mma_forms[mf].shape;
         in.type[0] = in.type[2] = PTX_T_F32;
         in.type[1] = mma_forms[mf].ab;
@@ -814,12 +972,16 @@ wl_status pinsn_parse(pparse *p)
         }
         unsigned nd, smin, smax;
         isa_shape(op, &nd, &smin, &smax);
-        if (n < nd + smin || n > nd + smax + (unsigned)extra)
+        if (wf) /* a fragment of 8 took two operands: check_wmma checks the shape */
+            n = (unsigned)(p->ops.n - in.op0);
+        else if (n < nd + smin || n > nd + smax + (unsigned)extra)
             return perr(p, &ot, WL_EUSAGE, "%s takes %u to %u operands, found %u", isa_name(op),
                         nd + smin, nd + smax, n);
         in.nops = (uint8_t)n;
         if (mf >= 0)
             TRY(check_mma(p, &in, &ot, mf));
+        if (wf)
+            TRY(check_wmma(p, &in, &ot));
         TRY(pnext(p));
     }
     type_operands(p, &in);

@@ -137,8 +137,11 @@ static void describe(const ptx_func *f, const ptx_insn *in, sinfo *s)
     if (in->flags & PTX_F_CC || in->op == PTX_OP_ADDC || in->op == PTX_OP_SUBC ||
         in->op == PTX_OP_MADC)
         pure = 0; /* the carry flag is an implicit register: keep carry chains in order */
+    /* fixed: control, barriers, tensor-core instructions and wmma's loads and stores (whose
+     * fragments of 8 registers take two operands: isa_shape's count does not describe them) */
     if (u == PTX_UNIT_BRANCH || u == PTX_UNIT_BARRIER || u == PTX_UNIT_TENSOR ||
-        u == PTX_UNIT_CTRL || in->target != PTX_NONE) {
+        u == PTX_UNIT_CTRL || in->target != PTX_NONE || in->op == PTX_OP_WMMA_LOAD ||
+        in->op == PTX_OP_WMMA_STORE) {
         s->kind = 2;
         return;
     }

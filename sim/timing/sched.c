@@ -403,6 +403,56 @@ static inline int secs_room(tw *w, uint32_t n)
     return 0;
 }
 
+/* A wmma.load/store's parts (exec_step_info.mem_parts: the SASS's 4 or 8 loads or stores per
+ * lane): the shared-memory wavefronts of each part added up, or the sectors of all parts (each
+ * once) and their lines. The model issues the instruction once; the parts only load the
+ * memory path. */
+static void parts_shared(const tctx *c, const exec_step_info *in, uint32_t *wf, uint32_t *ideal)
+{
+    exec_step_info p = *in;
+    *wf = *ideal = 0;
+    for (uint32_t q = 0; q < in->mem_parts; q++) {
+        uint64_t off = exec_step_part_off(in, q);
+        for (int l = 0; l < 32; l++)
+            p.addr[l] = in->addr[l] + off;
+        uint32_t w = 0, i = 0;
+        ldst_shared(&p, (uint32_t)c->a->smem_banks, (uint32_t)c->a->smem_bank_bytes, &w, &i);
+        *wf += w;
+        *ideal += i;
+    }
+}
+
+static uint32_t parts_coalesce(const tctx *c, const exec_step_info *in, uint64_t *secs,
+                               uint32_t *nlines)
+{
+    exec_step_info p = *in;
+    uint64_t part[64], lines[TW_MAX_SECS];
+    uint32_t n = 0, nl = 0;
+    uint32_t spl = (uint32_t)(c->a->line_bytes / c->a->sector_bytes);
+    for (uint32_t q = 0; q < in->mem_parts; q++) {
+        uint64_t off = exec_step_part_off(in, q);
+        for (int l = 0; l < 32; l++)
+            p.addr[l] = in->addr[l] + off;
+        uint32_t pl, k = ldst_coalesce(&p, (uint32_t)c->a->sector_bytes,
+                                       (uint32_t)c->a->line_bytes, part, &pl);
+        for (uint32_t i = 0; i < k && n < TW_MAX_SECS; i++) {
+            uint32_t j = 0;
+            while (j < n && secs[j] != part[i])
+                j++;
+            if (j < n)
+                continue;
+            secs[n++] = part[i];
+            uint64_t line = part[i] / spl;
+            for (j = 0; j < nl && lines[j] != line; j++)
+                ;
+            if (j == nl)
+                lines[nl++] = line;
+        }
+    }
+    *nlines = nl;
+    return n;
+}
+
 /* Everything issue needs from the functional record that depends on the lanes or the
  * addresses, read while it is in the host caches; the rest is the instruction's tstatic. */
 /* 0, or -1 when out of memory (a warp's first access of more than TW_SECS_IN sectors). */
@@ -431,7 +481,9 @@ static int digest(tctx *c, tw *w, const exec_step_info *in, const tstatic *ts)
                               in->mem_space == PTX_SPACE_SHARED_CLUSTER || (g->flags & D_SHARED))) {
         g->flags |= D_SHARED;
         g->wf = 0;
-        if (in->exec_mask) /* else predicated off: no address to look at */
+        if (in->exec_mask && in->mem_parts) /* wmma: its parts */
+            parts_shared(c, in, &g->wf, &g->ideal);
+        else if (in->exec_mask) /* else predicated off: no address to look at */
             ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, &g->wf,
                         &g->ideal);
         if (g->wf == 0)
@@ -439,8 +491,10 @@ static int digest(tctx *c, tw *w, const exec_step_info *in, const tstatic *ts)
     } else if (w->res == RES_LG) {
         g->space = in->mem_space;
         g->mkind = in->mem_atomic ? MEM_ATOMIC : in->mem_store ? MEM_STORE : MEM_LOAD;
-        g->nsec = ldst_coalesce(in, (uint32_t)a->sector_bytes, (uint32_t)a->line_bytes,
-                                c->scratch_secs, &g->nlines);
+        g->nsec = in->mem_parts ? parts_coalesce(c, in, c->scratch_secs, &g->nlines)
+                                : ldst_coalesce(in, (uint32_t)a->sector_bytes,
+                                                (uint32_t)a->line_bytes, c->scratch_secs,
+                                                &g->nlines);
         if (secs_room(w, g->nsec))
             return -1;
         memcpy(w->secs, c->scratch_secs, (size_t)g->nsec * sizeof *w->secs);
@@ -522,6 +576,11 @@ static wl_status static_fill(tctx *c, tstatic *ts, const exec_step_info *in)
         ts->lat = (uint32_t)(ir->mode == PTX_MMA_M16N8K8 ? a->lat_mma1688 : a->lat_mma16816);
         ts->pipe_issue =
             (uint32_t)(ir->mode == PTX_MMA_M16N8K8 ? a->issue_mma1688 : a->issue_mma16816);
+        if (ir->op == PTX_OP_WMMA_MMA) { /* two HMMA.16816 back to back (its SASS): the pipe
+                                          * twice as long, the result after the second */
+            ts->lat = (uint32_t)(a->issue_mma16816 + a->lat_mma16816);
+            ts->pipe_issue = 2u * (uint32_t)a->issue_mma16816;
+        }
         break;
     case RES_ALU: case RES_FMA: case RES_IMAD: case RES_INT:
         ts->lat = (uint32_t)math_latency(c, in);

@@ -1,0 +1,137 @@
+// wmma.cu: tests/data/wmma/wmma_kernels.cu (the CUDA wmma API, m16n16k16) on the GPU, for the
+// simulator's wmma.load/mma/store (sim/exec/xmma.c) to be compared with. Prints one JSON object
+// (mb_common): the fragment layouts the H200 uses (lane l's element i of each fragment kind:
+// the index of the matrix element it holds, -1 past num_elements), then per tile kernel and
+// input set the specs and D as one hex string of 32-bit words, element 0 first; then the
+// 32 x 32 x 32 product through shared memory.
+//   nvcc -arch=sm_90 -O3 -std=c++17 -I sim -o wmma gpu/microbench/wmma.cu sim/argspec.c \
+//        sim/diag.c && ./wmma > wmma.json
+#include "../../tests/data/wmma/wmma_kernels.cu"
+#include "mb_common.cuh"
+
+#include <cstring>
+
+extern "C" {
+#include "argspec.h"
+}
+
+static void *fill(const char *spec, size_t *bytes)
+{
+    argspec a;
+    diag_t d;
+    if (argspec_parse(spec, &a, &d) != WL_OK) {
+        fprintf(stderr, "%s\n", d.msg);
+        exit(1);
+    }
+    *bytes = (size_t)argspec_bytes(&a);
+    void *h = malloc(*bytes), *dev = NULL;
+    if (!h || argspec_fill(&a, h, &d) != WL_OK)
+        exit(1);
+    MB_CHECK(cudaMalloc(&dev, *bytes));
+    MB_CHECK(cudaMemcpy(dev, h, *bytes, cudaMemcpyHostToDevice));
+    free(h);
+    return dev;
+}
+
+static void hex_out(const void *dev, size_t words)
+{
+    unsigned *h = (unsigned *)malloc(words * 4);
+    MB_CHECK(cudaMemcpy(h, dev, words * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < words; i++)
+        printf("%08x", h[i]);
+    free(h);
+}
+
+static void layout_run(mb_json *j, const char *key, const void *k, const char *spec)
+{
+    size_t nm;
+    void *m = fill(spec, &nm);
+    float *out;
+    MB_CHECK(cudaMalloc(&out, 512 * sizeof(float)));
+    void *args[] = {&m, &out};
+    MB_CHECK(cudaLaunchKernel(k, dim3(1), dim3(32), args, 0, 0));
+    MB_CHECK(cudaDeviceSynchronize());
+    float h[512];
+    MB_CHECK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
+    mb_key(j, key);
+    printf("{\"matrix\": \"%s\", \"element\": [", spec);
+    for (int i = 0; i < 512; i++)
+        printf("%s%d", i ? ", " : "", (int)h[i]);
+    printf("]}");
+    cudaFree(m);
+    cudaFree(out);
+}
+
+static void tile_run(mb_json *j, const char *key, const void *k, const char *as, const char *bs,
+                     const char *cs, float s, int tiles)
+{
+    size_t na, nb, nc;
+    void *A = fill(as, &na), *B = fill(bs, &nb), *C = fill(cs, &nc);
+    float *D;
+    MB_CHECK(cudaMalloc(&D, (size_t)tiles * 256 * 4));
+    MB_CHECK(cudaMemset(D, 0, (size_t)tiles * 256 * 4));
+    int block = 128, grid = (tiles * 32 + block - 1) / block, n = tiles;
+    void *args[] = {&A, &B, &C, &D, &s, &n};
+    MB_CHECK(cudaLaunchKernel(k, dim3(grid), dim3(block), args, 0, 0));
+    MB_CHECK(cudaDeviceSynchronize());
+    mb_key(j, key);
+    printf("{\"grid\": %d, \"block\": %d, \"tiles\": %d, \"a\": \"%s\", \"b\": \"%s\", \"c\": \"%s\", "
+           "\"s\": %.9g, \"d_hex\": \"", grid, block, tiles, as, bs, cs, (double)s);
+    hex_out(D, (size_t)tiles * 256);
+    printf("\"}");
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaFree(D);
+}
+
+int main()
+{
+    mb_begin("wmma");
+    mb_json j = {1};
+    layout_run(&j, "layout_a_row", (const void *)wl_a_row, "f16[256]:iota");
+    layout_run(&j, "layout_a_col", (const void *)wl_a_col, "f16[256]:iota");
+    layout_run(&j, "layout_b_row", (const void *)wl_b_row, "f16[256]:iota");
+    layout_run(&j, "layout_b_col", (const void *)wl_b_col, "f16[256]:iota");
+    layout_run(&j, "layout_a_row_bf16", (const void *)wl_a_row_bf16, "bf16[256]:iota");
+    layout_run(&j, "layout_c_row", (const void *)wl_c_row, "f32[256]:iota");
+    layout_run(&j, "layout_c_col", (const void *)wl_c_col, "f32[256]:iota");
+    const int t = 32;
+    const struct {
+        const char *key;
+        const void *k;
+        const char *a, *b, *c;
+        float s;
+    } runs[] = {
+        {"rc_int", (const void *)wmma_rc, "f16[8192]:affine(7,3,9)", "f16[8192]:affine(5,1,7)",
+         "f32[8192]:affine(3,2,11)", 2.f},
+        {"rc_random", (const void *)wmma_rc, "f16[8192]:random(-2,2,1)",
+         "f16[8192]:random(-2,2,2)", "f32[8192]:random(-1,1,3)", 0.5f},
+        {"rr_random", (const void *)wmma_rr, "f16[8192]:random(-2,2,4)",
+         "f16[8192]:random(-2,2,5)", "f32[8192]:random(-1,1,6)", 1.f},
+        {"cc_random", (const void *)wmma_cc, "f16[8192]:random(-2,2,7)",
+         "f16[8192]:random(-2,2,8)", "f32[8192]:random(-1,1,9)", 1.f},
+        {"cr_random", (const void *)wmma_cr, "f16[8192]:random(-2,2,10)",
+         "f16[8192]:random(-2,2,11)", "f32[8192]:random(-1,1,12)", -1.f},
+        {"bf16_rc_random", (const void *)wmma_bf16_rc, "bf16[8192]:random(-2,2,13)",
+         "bf16[8192]:random(-2,2,14)", "f32[8192]:random(-1,1,15)", 1.f},
+    };
+    for (const auto &r : runs)
+        tile_run(&j, r.key, r.k, r.a, r.b, r.c, r.s, t);
+    {
+        size_t na, nb;
+        const char *as = "f16[1024]:random(-1,1,16)", *bs = "f16[1024]:random(-1,1,17)";
+        void *A = fill(as, &na), *B = fill(bs, &nb);
+        float *D;
+        MB_CHECK(cudaMalloc(&D, 1024 * 4));
+        void *args[] = {&A, &B, &D};
+        MB_CHECK(cudaLaunchKernel((const void *)wmma_shared, dim3(1), dim3(128), args, 0, 0));
+        MB_CHECK(cudaDeviceSynchronize());
+        mb_key(&j, "shared");
+        printf("{\"grid\": 1, \"block\": 128, \"a\": \"%s\", \"b\": \"%s\", \"d_hex\": \"", as, bs);
+        hex_out(D, 1024);
+        printf("\"}");
+    }
+    mb_end();
+    return 0;
+}
