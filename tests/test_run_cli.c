@@ -443,7 +443,8 @@ static void test_mma_exact_bound(void **state)
 }
 
 /* A warp with lanes off at an mma.sync (undefined on the GPU) is a fault naming the first
- * missing thread and the PTX line; with all 32 lanes the same kernel runs. */
+ * missing thread and the PTX line; with all 32 lanes the same kernel runs, and so does an mma
+ * whose guard is false in every lane (no lane executes it). */
 static void test_mma_partial_warp(void **state)
 {
     (void)state;
@@ -458,6 +459,16 @@ static void test_mma_partial_warp(void **state)
     expect(&r, 0, NULL, "run", tu_path(MMA_PTX), "--kernel", "mma_partial", "--grid", "1",
            "--block", "32", "--arg", "f16[256]:zeros", "--arg", "f16[128]:zeros", "--arg",
            "f32[128]:zeros", "--arg", "f32[128]:zeros", "--arg", "s32:32", NULL);
+    tu_free(&r);
+    static const char off[] =
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
+        ".reg .pred %p<2>;\n.reg .f32 %f<8>;\n.reg .b32 %r<4>;\nmov.u32 %r1, %tid.x;\n"
+        "setp.gt.u32 %p1, %r1, 100;\n"
+        "@%p1 mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r1}, "
+        "{%r1}, {%f5, %f5, %f5, %f5};\nret;\n}\n";
+    char path[512];
+    assert_non_null(tu_tmpfile("off.ptx", off, path, sizeof path));
+    expect(&r, 0, NULL, "run", path, "--kernel", "k", "--grid", "1", "--block", "32", NULL);
     tu_free(&r);
 }
 

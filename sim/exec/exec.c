@@ -851,13 +851,15 @@ wl_status exec_warp_step(exec_block *b, int warp, exec_step_info *out, diag_t *d
         t->pc++;
         st = xwide_exec(b, warp, in, regs, active, m, d);
         break;
-    case PTX_OP_MMA:
+    case PTX_OP_MMA: /* (a guard false in every lane: not executed at all) */
         t->pc++;
-        st = xmma_exec(b, warp, in, regs, m, d);
+        if (m)
+            st = xmma_exec(b, warp, in, regs, m, d);
         break;
     case PTX_OP_WMMA_MMA:
         t->pc++;
-        st = xmma_wmma(b, warp, in, regs, m, d);
+        if (m)
+            st = xmma_wmma(b, warp, in, regs, m, d);
         break;
     case PTX_OP_LD: case PTX_OP_LDU: case PTX_OP_ST: case PTX_OP_ATOM: case PTX_OP_RED:
     case PTX_OP_CP_ASYNC: case PTX_OP_CP_ASYNC_MBAR_ARRIVE: case PTX_OP_MBAR_INIT:

@@ -340,6 +340,9 @@ static inline int xwmma_regs(int frag, int t)
 {
     return frag <= PTX_WMMA_B && t == PTX_T_BF16 ? 4 : 8;
 }
+/* The fault of a warp that reaches a tensor-core instruction (mma, wmma) with lanes m only
+ * (xmma.c): every lane must execute them (.aligned). */
+wl_status xmma_need_all(const exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t *d);
 /* wmma.mma (xmma.c). */
 wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m,
                     diag_t *d);

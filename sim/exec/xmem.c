@@ -688,9 +688,7 @@ static wl_status do_wmma(exec_block *b, int warp, const xinsn *in, uint32_t m,
                          exec_step_info *out, diag_t *d)
 {
     if (m != XFULL)
-        return exec_fail(b, warp, __builtin_ctz(~m), in, WL_EFAULT, d,
-                         "%s.sync.aligned needs all 32 lanes of the warp (only lanes 0x%08x "
-                         "execute it); it is skipped", isa_name(in->ir->op), m);
+        return xmma_need_all(b, warp, in, m, d);
     xwarp *W = &b->w[warp];
     uint64_t *regs = frame_regs(W);
     int ai;
@@ -702,10 +700,8 @@ static wl_status do_wmma(exec_block *b, int warp, const xinsn *in, uint32_t m,
     if (!a || f0 + nx > in->nops)
         return exec_fail(b, warp, -1, in, WL_EUNSUPPORTED, d, "memory operand missing");
     uint32_t esz = frag <= PTX_WMMA_B ? 2 : 4;
-    /* the matrix index of fragment element i: rows (A, C, D) or k (B) times `along` plus
-     * columns (n) times `across` */
     wl_status st = WL_OK;
-    uint64_t ld0 = 16;
+    uint64_t ld0 = 16; /* lane 0's stride: the parts' offsets (the stride is uniform in CUDA) */
     for (int l = 0; l < 32; l++) {
         uint64_t ld = si < in->nops ? (uint32_t)xget(&in->o[si], regs, l) : 16;
         ld0 = l == 0 ? ld : ld0;

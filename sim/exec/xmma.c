@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "exec_int.h"
+#include "ptx.h"
 #include "semf.h"
 
 enum { MMA_M = 16, MMA_N = 8, MMA_KMAX = 16 };
@@ -169,15 +170,18 @@ static uint32_t vget(const xop *o, const uint64_t *regs, int e, int l)
     return s < 0 ? 0 : (uint32_t)xslot_get(regs, s, o->vnw[e], l);
 }
 
+wl_status xmma_need_all(const exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t *d)
+{
+    return exec_fail(b, warp, __builtin_ctz(~m), in, WL_EFAULT, d,
+                     "%s.sync.aligned needs all 32 lanes of the warp (only lanes 0x%08x execute "
+                     "it); it is skipped", isa_name(in->ir->op), m);
+}
+
 wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m,
                     diag_t *d)
 {
-    if (m != XFULL) {
-        int lane = m ? __builtin_ctz(~m) : 0;
-        return exec_fail(b, warp, lane, in, WL_EFAULT, d,
-                         "mma.sync.aligned needs all 32 lanes of the warp (only lanes 0x%08x "
-                         "execute it); it is skipped", m);
-    }
+    if (m != XFULL)
+        return xmma_need_all(b, warp, in, m, d);
     const int k = in->mode == PTX_MMA_M16N8K8 ? 8 : 16;
     const int bf16 = in->ir->type[1] == PTX_T_BF16;
     xmul x;
@@ -219,12 +223,8 @@ wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
 wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m,
                     diag_t *d)
 {
-    if (m != XFULL) {
-        int lane = __builtin_ctz(~m);
-        return exec_fail(b, warp, lane, in, WL_EFAULT, d,
-                         "wmma.mma.sync.aligned needs all 32 lanes of the warp (only lanes "
-                         "0x%08x execute it); it is skipped", m);
-    }
+    if (m != XFULL)
+        return xmma_need_all(b, warp, in, m, d);
     const int bf16 = in->ir->type[1] == PTX_T_BF16, nx = bf16 ? 1 : 2;
     const xop *od = &in->o[0], *oa = &in->o[2], *ob = &in->o[2 + nx], *oc = &in->o[2 + 2 * nx];
     xmul x;
