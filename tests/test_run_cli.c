@@ -398,8 +398,8 @@ static void test_mma_h200(void **state)
 /* Against the exact product (each element's 16 products and C summed in a long double from the
  * dumped inputs), over values spread across many binades: the tensor core's sum keeps 27 bits
  * below the largest term's window E (docs/exec.md) and cuts the rest, so each of the 17 terms
- * loses less than 2^(E-27) and the result's cut toward zero at most one f32 ulp more. The element layout
- * is the PTX ISA's (row-major A, column-major B). */
+ * loses less than 2^(E-27) and the result's cut toward zero at most one f32 ulp more. The
+ * element layout is the PTX ISA's (row-major A, column-major B). */
 static void test_mma_exact_bound(void **state)
 {
     (void)state;

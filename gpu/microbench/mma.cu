@@ -11,39 +11,14 @@
 //   nvcc -arch=sm_90 -O3 -std=c++17 -I sim -o mma gpu/microbench/mma.cu sim/argspec.c \
 //        sim/diag.c && ./mma > mma.json
 #include "../../tests/data/mma/mma_kernels.cu"
-#include "mb_common.cuh"
-
-#include <cstring>
-
-extern "C" {
-#include "argspec.h"
-}
-
-static void *fill(const char *spec, size_t *bytes)
-{
-    argspec a;
-    diag_t d;
-    if (argspec_parse(spec, &a, &d) != WL_OK) {
-        fprintf(stderr, "%s\n", d.msg);
-        exit(1);
-    }
-    *bytes = (size_t)argspec_bytes(&a);
-    void *h = malloc(*bytes), *dev = NULL;
-    if (!h || argspec_fill(&a, h, &d) != WL_OK)
-        exit(1);
-    MB_CHECK(cudaMalloc(&dev, *bytes));
-    MB_CHECK(cudaMemcpy(dev, h, *bytes, cudaMemcpyHostToDevice));
-    free(h);
-    return dev;
-}
-
-typedef void (*kern)(const void *, const void *, const float *, float *, int);
+#include "mb_argspec.cuh"
 
 static void run(mb_json *j, const char *key, const void *k, const char *as, const char *bs,
                 const char *cs, int tiles)
 {
     size_t na, nb, nc;
-    void *A = fill(as, &na), *B = fill(bs, &nb), *C = fill(cs, &nc);
+    void *A = mb_fill_device(as, &na), *B = mb_fill_device(bs, &nb);
+    void *C = mb_fill_device(cs, &nc);
     float *D;
     MB_CHECK(cudaMalloc(&D, (size_t)tiles * 128 * 4));
     MB_CHECK(cudaMemset(D, 0, (size_t)tiles * 128 * 4));
@@ -51,19 +26,15 @@ static void run(mb_json *j, const char *key, const void *k, const char *as, cons
     void *args[] = {&A, &B, &C, &D, &n};
     MB_CHECK(cudaLaunchKernel(k, dim3(grid), dim3(block), args, 0, 0));
     MB_CHECK(cudaDeviceSynchronize());
-    unsigned *h = (unsigned *)malloc((size_t)tiles * 128 * 4);
-    MB_CHECK(cudaMemcpy(h, D, (size_t)tiles * 128 * 4, cudaMemcpyDeviceToHost));
     mb_key(j, key);
     printf("{\"grid\": %d, \"block\": %d, \"tiles\": %d, \"a\": \"%s\", \"b\": \"%s\", "
            "\"c\": \"%s\", \"d_hex\": \"", grid, block, tiles, as, bs, cs);
-    for (int i = 0; i < tiles * 128; i++)
-        printf("%08x", h[i]);
+    mb_hex_out(D, (size_t)tiles * 128);
     printf("\"}");
     cudaFree(A);
     cudaFree(B);
     cudaFree(C);
     cudaFree(D);
-    free(h);
 }
 
 int main()

@@ -7,45 +7,12 @@
 //   nvcc -arch=sm_90 -O3 -std=c++17 -I sim -o wmma gpu/microbench/wmma.cu sim/argspec.c \
 //        sim/diag.c && ./wmma > wmma.json
 #include "../../tests/data/wmma/wmma_kernels.cu"
-#include "mb_common.cuh"
-
-#include <cstring>
-
-extern "C" {
-#include "argspec.h"
-}
-
-static void *fill(const char *spec, size_t *bytes)
-{
-    argspec a;
-    diag_t d;
-    if (argspec_parse(spec, &a, &d) != WL_OK) {
-        fprintf(stderr, "%s\n", d.msg);
-        exit(1);
-    }
-    *bytes = (size_t)argspec_bytes(&a);
-    void *h = malloc(*bytes), *dev = NULL;
-    if (!h || argspec_fill(&a, h, &d) != WL_OK)
-        exit(1);
-    MB_CHECK(cudaMalloc(&dev, *bytes));
-    MB_CHECK(cudaMemcpy(dev, h, *bytes, cudaMemcpyHostToDevice));
-    free(h);
-    return dev;
-}
-
-static void hex_out(const void *dev, size_t words)
-{
-    unsigned *h = (unsigned *)malloc(words * 4);
-    MB_CHECK(cudaMemcpy(h, dev, words * 4, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < words; i++)
-        printf("%08x", h[i]);
-    free(h);
-}
+#include "mb_argspec.cuh"
 
 static void layout_run(mb_json *j, const char *key, const void *k, const char *spec)
 {
     size_t nm;
-    void *m = fill(spec, &nm);
+    void *m = mb_fill_device(spec, &nm);
     float *out;
     MB_CHECK(cudaMalloc(&out, 512 * sizeof(float)));
     void *args[] = {&m, &out};
@@ -66,7 +33,8 @@ static void tile_run(mb_json *j, const char *key, const void *k, const char *as,
                      const char *cs, float s, int tiles)
 {
     size_t na, nb, nc;
-    void *A = fill(as, &na), *B = fill(bs, &nb), *C = fill(cs, &nc);
+    void *A = mb_fill_device(as, &na), *B = mb_fill_device(bs, &nb);
+    void *C = mb_fill_device(cs, &nc);
     float *D;
     MB_CHECK(cudaMalloc(&D, (size_t)tiles * 256 * 4));
     MB_CHECK(cudaMemset(D, 0, (size_t)tiles * 256 * 4));
@@ -75,9 +43,9 @@ static void tile_run(mb_json *j, const char *key, const void *k, const char *as,
     MB_CHECK(cudaLaunchKernel(k, dim3(grid), dim3(block), args, 0, 0));
     MB_CHECK(cudaDeviceSynchronize());
     mb_key(j, key);
-    printf("{\"grid\": %d, \"block\": %d, \"tiles\": %d, \"a\": \"%s\", \"b\": \"%s\", \"c\": \"%s\", "
-           "\"s\": %.9g, \"d_hex\": \"", grid, block, tiles, as, bs, cs, (double)s);
-    hex_out(D, (size_t)tiles * 256);
+    printf("{\"grid\": %d, \"block\": %d, \"tiles\": %d, \"a\": \"%s\", \"b\": \"%s\", "
+           "\"c\": \"%s\", \"s\": %.9g, \"d_hex\": \"", grid, block, tiles, as, bs, cs, (double)s);
+    mb_hex_out(D, (size_t)tiles * 256);
     printf("\"}");
     cudaFree(A);
     cudaFree(B);
@@ -121,7 +89,7 @@ int main()
     {
         size_t na, nb;
         const char *as = "f16[1024]:random(-1,1,16)", *bs = "f16[1024]:random(-1,1,17)";
-        void *A = fill(as, &na), *B = fill(bs, &nb);
+        void *A = mb_fill_device(as, &na), *B = mb_fill_device(bs, &nb);
         float *D;
         MB_CHECK(cudaMalloc(&D, 1024 * 4));
         void *args[] = {&A, &B, &D};
@@ -129,7 +97,7 @@ int main()
         MB_CHECK(cudaDeviceSynchronize());
         mb_key(&j, "shared");
         printf("{\"grid\": 1, \"block\": 128, \"a\": \"%s\", \"b\": \"%s\", \"d_hex\": \"", as, bs);
-        hex_out(D, 1024);
+        mb_hex_out(D, 1024);
         printf("\"}");
     }
     mb_end();
