@@ -1,8 +1,9 @@
-// Tensor-core kernels for tests/test_mma.c and gpu/microbench/mma.cu: one warp per tile,
+// Tensor-core kernels for tests/test_run_cli.c and gpu/microbench/mma.cu: one warp per tile,
 // D = A x B + C with mma.sync (PTX ISA 9.7.14.5.8: A 16 x K row-major, B K x 8 column-major,
 // C and D 16 x 8 f32, row-major), the fragments loaded in the layout the PTX ISA gives.
 // Tile w: A at A + 16 K w, B at B + 8 K w (element (k, n) at k + K n), C and D at 128 w.
 // Regenerate: nvcc -ptx -arch=sm_90 -lineinfo -o mma_kernels.ptx mma_kernels.cu
+//   (then the `.file` path made relative to the repository root: sed 's|"/.*/tests/data/|"tests/data/|')
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

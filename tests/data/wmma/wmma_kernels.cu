@@ -1,6 +1,7 @@
 // Tensor-core kernels written with the CUDA wmma API (nvcuda::wmma, m16n16k16), for
 // tests/test_run_cli.c and gpu/microbench/wmma.cu.
-// Regenerate: nvcc -ptx -arch=sm_90 -lineinfo -o wmma_kernels.ptx wmma_kernels.cu
+// Regenerate: nvcc -ptx -arch=sm_90 -lineinfo -std=c++17 -o wmma_kernels.ptx wmma_kernels.cu
+//   (then the `.file` path made relative to the repository root: sed 's|"/.*/tests/data/|"tests/data/|')
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <mma.h>
