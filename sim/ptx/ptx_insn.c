@@ -922,7 +922,9 @@ wl_status pinsn_parse(pparse *p)
         return punexpected(p, "an instruction");
     in.line = ot.line;
     in.col = ot.col;
-    int mf = mma_form(&ot), wf = mf < 0 && wmma_form(&ot, &in);
+    /* (the tensor-core forms are looked for only after a cheap test of the first letters) */
+    int mf = ot.len > 4 && !memcmp(ot.text, "mma.", 4) ? mma_form(&ot) : -1;
+    int wf = ot.len > 5 && !memcmp(ot.text, "wmma.", 5) && wmma_form(&ot, &in);
     /* an instruction we recognise but do not model: skipped up to its ';', the first one of
      * the function remembered for ptx_check_supported (the file's other kernels still run) */
     for (size_t k = 0; mf < 0 && !wf && k < sizeof unsupported_ops / sizeof unsupported_ops[0];
