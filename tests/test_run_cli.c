@@ -93,7 +93,7 @@ static void test_usage_errors(void **state)
     E("--regs '256'", SAXPY, "--grid", "1", "--block", "32", "--regs", "256");
     E("--max-cycles 'x': expected a positive integer", SAXPY, "--grid", "1", "--block", "32",
       "--max-cycles", "x");
-    E("--policy 'fifo': expected lrr, gto or two-level", SAXPY, "--grid", "1", "--block", "32",
+    E("--policy 'fifo': expected lrr, gto, gty or two-level", SAXPY, "--grid", "1", "--block", "32",
       "--policy", "fifo");
     /* launch limits (checked after the arch and the PTX load) */
     E("--block 1025: x dimension 1025 exceeds CUDA's limit 1024", SAXPY, SAXPY_ARGS, "--grid",
@@ -595,6 +595,84 @@ static void test_wmma_faults(void **state)
     tu_free(&r);
 }
 
+/* ---- the scheduler's issue order, against the H200 ----------------------------------------
+ * gpu/microbench/sched.cu ran sched_order_i8 (tests/data/sched) on the H200 with one block of
+ * 32 warps: 8 warps on each scheduler, each with 8 independent FFMA chains, 17 %clock stamps
+ * per warp. On the H200 the younger warps of a scheduler finish first: on every scheduler of
+ * every launch, warp w + 28 (the youngest) ends first and warp w (the oldest) last. The model
+ * runs the same PTX: under gty (greedy then youngest) its warps end in that order, under gto
+ * (greedy then oldest) in the reverse one. (How far apart they end is another matter:
+ * docs/model.md, section 2.) */
+#define SCHED_PTX "tests/data/sched/sched_kernels.ptx"
+
+/* Warp w's last stamp minus the block's first (17 stamps per warp). */
+static long long order_end(const unsigned *st, int w)
+{
+    unsigned lo = st[0];
+    for (int i = 1; i < 32; i++)
+        lo = (int)(st[17 * i] - lo) < 0 ? st[17 * i] : lo;
+    return (long long)(st[17 * w + 16] - lo);
+}
+
+/* 1: on every scheduler the youngest warp ends first and the oldest last; -1: the reverse. */
+static int order_of(const unsigned *st)
+{
+    int young = 1, old = 1;
+    for (int s = 0; s < 4; s++) /* scheduler s: warps s (the oldest), s + 4, ..., s + 28 */
+        for (int w = s + 4; w < s + 28; w += 4) {
+            long long first = order_end(st, s), last = order_end(st, s + 28);
+            young &= last < order_end(st, w) && order_end(st, w) < first;
+            old &= first < order_end(st, w) && order_end(st, w) < last;
+        }
+    return young ? 1 : old ? -1 : 0;
+}
+
+static void sched_order_model(const char *policy, int want)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/sched_%s", tu_tmpdir(), policy);
+    tu_result r;
+    expect(&r, 0, NULL, "run", tu_path(SCHED_PTX), "--kernel", "sched_order_i8", "--grid", "1",
+           "--block", "1024", "--arg", "u32[544]:zeros", "--arg", "f32[1024]:zeros", "--arg",
+           "f32:1.0001", "--arg", "f32:0.5", "--arg", "s32:16", "--policy", policy, "--dump", dir,
+           NULL);
+    tu_free(&r);
+    unsigned *st = (unsigned *)(void *)dumped(dir, "arg0.bin", 544 * 4);
+    if (order_of(st) != want)
+        fail_msg("--policy %s: warps do not end %s first", policy,
+                 want > 0 ? "youngest" : "oldest");
+    free(st);
+}
+
+static void test_sched_order_h200(void **state)
+{
+    (void)state;
+    char *mj = tu_read_file(tu_path("gpu/measured/h200/microbench/sched.json"), NULL);
+    assert_non_null(mj);
+    cJSON *m = cJSON_Parse(mj);
+    cJSON *h = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "results"), "order_i8_w32");
+    assert_non_null(h);
+    cJSON *launch;
+    int n = 0;
+    cJSON_ArrayForEach(launch, cJSON_GetObjectItem(h, "stamps"))
+    {
+        unsigned st[544];
+        assert_int_equal(cJSON_GetArraySize(launch), 32);
+        for (int w = 0; w < 32; w++)
+            for (int k = 0; k < 17; k++)
+                st[17 * w + k] =
+                    (unsigned)cJSON_GetArrayItem(cJSON_GetArrayItem(launch, w), k)->valuedouble;
+        if (order_of(st) != 1)
+            fail_msg("H200 launch %d: the youngest warps do not end first", n);
+        n++;
+    }
+    assert_int_equal(n, 4);
+    cJSON_Delete(m);
+    free(mj);
+    sched_order_model("gty", 1);
+    sched_order_model("gto", -1);
+}
+
 /* KERNEL.cu: compiled with nvcc first (run and occupancy), or a clear error without nvcc. */
 static void test_cuda_source(void **state)
 {
@@ -1055,6 +1133,7 @@ int main(void)
         cmocka_unit_test(test_scalar_widths),
         cmocka_unit_test(test_half_args),
         cmocka_unit_test(test_mma_h200),
+        cmocka_unit_test(test_sched_order_h200),
         cmocka_unit_test(test_mma_exact_bound),
         cmocka_unit_test(test_mma_partial_warp),
         cmocka_unit_test(test_wmma_h200),

@@ -910,6 +910,8 @@ static void test_divergent_syncwarp(void **state)
  * independent FP32 adds (FMA pipe, one per cycle) and ret.
  * gto: warp 0 issues at 0,1,2,3 and retires at 4; warp 4 waits not_selected 0..3, issues at
  *      4..7 -> the scheduler's not_selected total is 4.
+ * gty: the younger warp first: warp 4 issues at 0,1,2,3 (then greedy), warp 0 waits
+ *      not_selected 0..3 and issues at 4..7 -> not_selected 4.
  * lrr: the two alternate: warp 0 at 0,2,4,6, warp 4 at 1,3,5,7 -> not_selected 4 + 3 = 7.
  * two-level: both fit the active set of 4, round robin inside it: same as lrr.
  * Every other scheduler holds one warp (never not_selected); all end at cycle 8. */
@@ -948,8 +950,10 @@ static void run_policy(const char *policy, uint64_t not_selected, const uint64_t
 static void test_policies(void **state)
 {
     (void)state;
-    static const uint64_t greedy[4] = {0, 1, 2, 3}, alternate[4] = {0, 2, 4, 6};
+    static const uint64_t greedy[4] = {0, 1, 2, 3}, alternate[4] = {0, 2, 4, 6},
+                          second[4] = {4, 5, 6, 7};
     run_policy("gto", 4, greedy);
+    run_policy("gty", 4, second);
     run_policy("lrr", 7, alternate);
     run_policy("two-level", 7, alternate);
 }

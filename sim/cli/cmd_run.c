@@ -42,7 +42,7 @@
 static const char usage[] =
     "usage: warplab run KERNEL.ptx --kernel NAME [--arch h200] --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
     "                   [--smem DYNAMIC_BYTES] [--regs N] [--arg SPEC]... [--json]\n"
-    "                   [--trace FILE] [--dump DIR] [--policy lrr|gto|two-level]\n"
+    "                   [--trace FILE] [--dump DIR] [--policy lrr|gto|gty|two-level]\n"
     "                   [--max-cycles N] [--sanitize] [--ptx-order]\n"
     "                   [--spills MAP | --no-spills]\n"
     "\n"
@@ -258,9 +258,9 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         return cli_usage_error(CMD, "missing --block X[,Y[,Z]]");
     if (parse_dims("--grid", o->grid_s, o->grid) || parse_dims("--block", o->block_s, o->block))
         return WL_EUSAGE;
-    if (o->policy && strcmp(o->policy, "lrr") && strcmp(o->policy, "gto") &&
-        strcmp(o->policy, "two-level"))
-        return cli_usage_error(CMD, "--policy '%s': expected lrr, gto or two-level", o->policy);
+    if (o->policy && sched_policy_from_name(o->policy) < 0)
+        return cli_usage_error(CMD, "--policy '%s': expected lrr, gto, gty or two-level",
+                               o->policy);
     return WL_OK;
 }
 

@@ -16,7 +16,8 @@
  * one of its warps can become eligible (or when another scheduler wakes it).
  *
  * Policies: lrr (loose round robin over warp slots), gto (greedy then oldest: keep issuing
- * the last warp while it can, else the oldest), two-level (an active set of
+ * the last warp while it can, else the oldest), gty (greedy then youngest: the same, else the
+ * youngest, the policy [HUERTA] describes for Turing to Blackwell), two-level (an active set of
  * TIMING_TWO_LEVEL_ACTIVE warps scheduled round robin; a warp waiting on a long-scoreboard
  * dependency leaves the set and the longest-waiting pending warp enters).
  *
@@ -34,7 +35,7 @@
 #define SCHED_X86 1
 #endif
 
-static const char *const policy_names[SCHED_POLICY_COUNT] = {"lrr", "gto", "two-level"};
+static const char *const policy_names[SCHED_POLICY_COUNT] = {"lrr", "gto", "two-level", "gty"};
 
 int sched_policy_from_name(const char *name)
 {
@@ -1073,13 +1074,16 @@ static int pick(tctx *c, tsmsp *sp, const int *el, int n)
 {
     int best = -1;
     switch (c->policy) {
-    case SCHED_GTO: {
+    case SCHED_GTO:
+    case SCHED_GTY: {
         int last = sp->last_warp ? sp->last_warp->idx : -1; /* the greedy warp's position */
+        int young = c->policy == SCHED_GTY;
         for (int i = 0; i < n; i++)
             if (el[i] == last)
                 return el[i];
         for (int i = 0; i < n; i++)
-            if (best < 0 || sp->wage[el[i]] < sp->wage[best])
+            if (best < 0 || (young ? sp->wage[el[i]] > sp->wage[best]
+                                   : sp->wage[el[i]] < sp->wage[best]))
                 best = el[i];
         return best;
     }
@@ -1416,12 +1420,15 @@ static inline uint64_t class_warps(const tsmsp *sp, uint32_t classes)
 }
 
 /* pick over a mask of eligible positions (e != 0). gto: the greedy warp, else the oldest,
- * which is the lowest position (ages grow with it: sched_add_warp). */
+ * which is the lowest position (ages grow with it: sched_add_warp); gty: else the youngest,
+ * the highest. */
 static int pick_mask(tctx *c, tsmsp *sp, uint64_t e)
 {
-    if (c->policy == SCHED_GTO) {
+    if (c->policy == SCHED_GTO || c->policy == SCHED_GTY) {
         const tw *g = sp->last_warp;
-        return g && (e >> g->idx & 1) ? g->idx : __builtin_ctzll(e);
+        if (g && (e >> g->idx & 1))
+            return g->idx;
+        return c->policy == SCHED_GTO ? __builtin_ctzll(e) : 63 - __builtin_clzll(e);
     }
     int el[64], n = 0;
     for (; e; e &= e - 1)
