@@ -319,8 +319,9 @@ static wl_status check_consistency(load_ctx *c, const char *stem)
     CHECK(asc && a->carveouts[a->carveout_count - 1] == a->smem_per_sm_max, "carveouts",
           "carveout sizes must ascend and end at smem_per_sm_max (%d)", a->smem_per_sm_max);
     CHECK(!strcmp(a->sched_policy, "lrr") || !strcmp(a->sched_policy, "gto") ||
-              !strcmp(a->sched_policy, "gty") || !strcmp(a->sched_policy, "two-level"),
-          "sched_policy", "sched_policy '%s' is not one of lrr, gto, gty, two-level",
+              !strcmp(a->sched_policy, "gty") || !strcmp(a->sched_policy, "brr") ||
+              !strcmp(a->sched_policy, "two-level"),
+          "sched_policy", "sched_policy '%s' is not one of lrr, gto, gty, brr, two-level",
           a->sched_policy);
     CHECK(a->max_warps_per_sm % a->sub_partitions == 0, "sub_partitions",
           "max_warps_per_sm %d is not a multiple of sub_partitions %d", a->max_warps_per_sm,

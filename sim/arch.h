@@ -43,8 +43,8 @@ typedef struct {
     int regs_per_block;
     int max_regs_per_thread;      /* documented limit (255) */
     int reg_alloc_unit;           /* registers per warp are allocated in units of this (256) */
-    char sched_policy[16];        /* default warp-scheduler policy: "lrr", "gto", "gty" or
-                                     "two-level" */
+    char sched_policy[16];        /* default warp-scheduler policy: "lrr", "gto", "gty",
+                                     "brr" or "two-level" */
     int issue_per_cycle;          /* instructions one scheduler issues per cycle */
 
     /* [smem] */

@@ -77,7 +77,7 @@ static void test_reference_numbers(void **state)
     assert_int_equal(a.l2_bytes, 62914560);
     assert_int_equal(a.sm_clock_mhz, 1980);
     assert_int_equal(a.reg_alloc_unit, 256);
-    assert_string_equal(a.sched_policy, "gto");
+    assert_string_equal(a.sched_policy, "brr");
 
     load_or_fail("rtx3090", &a);
     assert_int_equal(a.max_warps_per_sm, 48);
@@ -149,7 +149,7 @@ static void test_bad_value(void **state)
     expect_error("carveouts = 0,8K", "carveouts = 0,eightK", -1, "carveouts", "'eightK'");
     expect_error("compute_capability = 9.0", "compute_capability = nine", -1,
                  "compute_capability", NULL);
-    expect_error("sched_policy = gto", "sched_policy = random", -1, "sched_policy", "random");
+    expect_error("sched_policy = brr", "sched_policy = random", -1, "sched_policy", "random");
 }
 
 static void test_unknown_and_duplicate_keys(void **state)

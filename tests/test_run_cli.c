@@ -93,7 +93,7 @@ static void test_usage_errors(void **state)
     E("--regs '256'", SAXPY, "--grid", "1", "--block", "32", "--regs", "256");
     E("--max-cycles 'x': expected a positive integer", SAXPY, "--grid", "1", "--block", "32",
       "--max-cycles", "x");
-    E("--policy 'fifo': expected lrr, gto, gty or two-level", SAXPY, "--grid", "1", "--block", "32",
+    E("--policy 'fifo': expected lrr, gto, gty, brr or two-level", SAXPY, "--grid", "1", "--block", "32",
       "--policy", "fifo");
     /* launch limits (checked after the arch and the PTX load) */
     E("--block 1025: x dimension 1025 exceeds CUDA's limit 1024", SAXPY, SAXPY_ARGS, "--grid",

@@ -194,10 +194,10 @@ static void test_dependent_fma_chain(void **state)
     /* waits: 3 before each fma after the first (FMA 4) */
     expect_u64("wait", t.r.stalls[STALL_WAIT], 3 * 3);
     expect_u64("resident", t.r.resident_warp_cycles, 14);
-    /* no --policy: the arch file's default (h200.ini: gto) */
+    /* no --policy: the arch file's default (h200.ini: brr) */
     expect_u64("default policy", (uint64_t)t.r.policy,
                (uint64_t)sched_policy_from_name(t.a.sched_policy));
-    expect_u64("h200 policy", (uint64_t)t.r.policy, SCHED_GTO);
+    expect_u64("h200 policy", (uint64_t)t.r.policy, SCHED_BRR);
     tt_close(&t);
 }
 
@@ -208,7 +208,7 @@ static void test_dependent_fma_chain(void **state)
  * warp 0 at 0, 4, 8, 12 and its ret at 13; warp 1, ready at 0 too (not selected), at 1, 5, 9,
  * then cycle 13 goes to warp 0's ret (gto: the older warp; not selected again), 14, ret 15,
  * retired at 16. Each warp waits 3 x 3 cycles either way. Also the SM's choice of the next
- * scheduler for counts other than 4 (gpu.c sm_next). */
+ * scheduler for counts other than 4 (gpu.c sm_next). Derived for gto, which it runs. */
 static void test_subpartitions(void **state)
 {
     (void)state;
@@ -221,6 +221,7 @@ static void test_subpartitions(void **state)
         tt_open(&t, fma_chain, "k");
         t.a.sub_partitions = cases[i].sub;
         t.cfg.block[0] = 64;
+        t.cfg.policy = SCHED_GTO;
         tt_run_ok(&t);
         char what[64];
         snprintf(what, sizeof what, "cycles with %d schedulers", cases[i].sub);
@@ -293,7 +294,7 @@ static void run_pipe(const char *op, uint64_t cycles, uint64_t wait)
  * mov holds the ALU); mov 2; waits 3..6 for %r1; at 7, 9, 11 eligible and not selected (gto
  * keeps warp 0); at 8, 10, 12 the ALU is warp 0's: math_pipe_throttle; shr 13, 15, 17, 19 (own
  * pace 14, 16, 18), ret 20, retired at 21. Totals: selected 12, not_selected 4,
- * math_pipe_throttle 4, wait 7 + 7. */
+ * math_pipe_throttle 4, wait 7 + 7. Derived for gto, which it runs. */
 static void test_pipe_two_warps(void **state)
 {
     (void)state;
@@ -302,6 +303,7 @@ static void test_pipe_two_warps(void **state)
     tt_open(&t, pipe_kernel(text, sizeof text, "shr.u32"), "k");
     t.a.sub_partitions = 1;
     t.cfg.block[0] = 64;
+    t.cfg.policy = SCHED_GTO;
     tt_run_ok(&t);
     expect_u64("cycles", t.r.cycles, 21);
     expect_u64("selected", t.r.stalls[STALL_SELECTED], 12);
@@ -956,6 +958,57 @@ static void test_policies(void **state)
     run_policy("gty", 4, second);
     run_policy("lrr", 7, alternate);
     run_policy("two-level", 7, alternate);
+    run_policy("brr", 7, alternate); /* one block: round robin */
+}
+
+/* Two blocks of two warps on one SM of one scheduler (slots 0, 1: block 0; 2, 3: block 1), the
+ * same four instructions each, 16 issues in all, one per cycle:
+ * gto: slot 0 at 0..3, slot 1 at 4..7, slot 2 at 8..11, slot 3 at 12..15.
+ * lrr: the four in turn: slot 0 at 0, 4, 8, 12; slot 2 at 2, 6, 10, 14.
+ * brr: block 0's warps in turn first (slot 0 at 0, 2, 4, 6), then block 1's (slot 2 at 8, 10,
+ *      12, 14). */
+static void run_blocks(const char *policy, const uint64_t *s0, const uint64_t *s2)
+{
+    tt t;
+    char path[512];
+    snprintf(path, sizeof path, "%s/b.wlt", tu_tmpdir());
+    tt_open(&t, five_warps, "k");
+    t.a.sm_count = t.a.gpc_sms[0] = 1;
+    t.a.gpc_count = 1;
+    t.a.sub_partitions = 1;
+    t.cfg.grid[0] = 2;
+    t.cfg.block[0] = 64;
+    t.cfg.policy = sched_policy_from_name(policy);
+    t.cfg.trace_path = path;
+    tt_run_ok(&t);
+    trace_t tr;
+    diag_t d;
+    if (trace_open_read(path, &tr, &d) != WL_OK)
+        fail_msg("trace: %s", d.msg);
+    for (uint32_t slot = 0; slot <= 2; slot += 2) {
+        const uint64_t *want = slot ? s2 : s0;
+        size_t a, n, b, m;
+        trace_find_slot(&tr, 0, slot, &a, &n, &b, &m);
+        expect_u64("issues", m, 4);
+        for (size_t i = 0; i < m; i++)
+            if (tr.issues[b + i].cycle != want[i])
+                fail_msg("%s: slot %u issue %zu at %llu, expected %llu", policy, slot, i,
+                         (unsigned long long)tr.issues[b + i].cycle,
+                         (unsigned long long)want[i]);
+    }
+    expect_u64(policy, t.r.cycles, 16);
+    trace_close(&tr);
+    tt_close(&t);
+}
+
+static void test_policy_blocks(void **state)
+{
+    (void)state;
+    static const uint64_t g0[4] = {0, 1, 2, 3}, g2[4] = {8, 9, 10, 11}, l0[4] = {0, 4, 8, 12},
+                          l2[4] = {2, 6, 10, 14}, b0[4] = {0, 2, 4, 6}, b2[4] = {8, 10, 12, 14};
+    run_blocks("gto", g0, g2);
+    run_blocks("lrr", l0, l2);
+    run_blocks("brr", b0, b2);
 }
 
 /* ---- errors: deadlock at a barrier, --max-cycles ------------------------------------------ */
@@ -1356,6 +1409,7 @@ int main(void)
         cmocka_unit_test(test_divergent_syncwarp),
         cmocka_unit_test(test_smid),
         cmocka_unit_test(test_policies),
+        cmocka_unit_test(test_policy_blocks),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_real_kernel_trace),
         cmocka_unit_test(test_idle_cycles_skipped),

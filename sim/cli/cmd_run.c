@@ -42,7 +42,7 @@
 static const char usage[] =
     "usage: warplab run KERNEL.ptx --kernel NAME [--arch h200] --grid X[,Y[,Z]] --block X[,Y[,Z]]\n"
     "                   [--smem DYNAMIC_BYTES] [--regs N] [--arg SPEC]... [--json]\n"
-    "                   [--trace FILE] [--dump DIR] [--policy lrr|gto|gty|two-level]\n"
+    "                   [--trace FILE] [--dump DIR] [--policy lrr|gto|gty|brr|two-level]\n"
     "                   [--max-cycles N] [--sanitize] [--ptx-order]\n"
     "                   [--spills MAP | --no-spills]\n"
     "\n"
@@ -61,6 +61,9 @@ static const char usage[] =
     "  stops instead of hanging. With --sanitize (functional) it bounds warp instructions.\n"
     "--sanitize warns about uninitialised shared-memory reads and shared-memory races between\n"
     "  warps with no barrier between them (docs/robustness.md); it runs functionally.\n"
+    "--policy picks the warp each scheduler issues: lrr (round robin), gto (greedy, then\n"
+    "  the oldest), gty (greedy, then the youngest), brr (the oldest block, round robin among\n"
+    "  its warps), two-level; default: the arch file's (h200: brr; docs/model.md, section 2).\n"
     "--ptx-order issues the PTX in the order nvcc wrote it; by default each basic block is first\n"
     "  reordered the way ptxas schedules it (same results; docs/model.md, compiler model).\n"
     "--spills MAP issues the spill stores and reloads ptxas adds to the kernel, read from MAP\n"
@@ -259,7 +262,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
     if (parse_dims("--grid", o->grid_s, o->grid) || parse_dims("--block", o->block_s, o->block))
         return WL_EUSAGE;
     if (o->policy && sched_policy_from_name(o->policy) < 0)
-        return cli_usage_error(CMD, "--policy '%s': expected lrr, gto, gty or two-level",
+        return cli_usage_error(CMD, "--policy '%s': expected lrr, gto, gty, brr or two-level",
                                o->policy);
     return WL_OK;
 }

@@ -17,7 +17,9 @@
  *
  * Policies: lrr (loose round robin over warp slots), gto (greedy then oldest: keep issuing
  * the last warp while it can, else the oldest), gty (greedy then youngest: the same, else the
- * youngest, the policy [HUERTA] describes for Turing to Blackwell), two-level (an active set of
+ * youngest, the policy [HUERTA] describes for Turing to Blackwell), brr (block round robin:
+ * the oldest block that has an eligible warp, and among its warps loose round robin; what the
+ * H200's issue order looks like, gpu/microbench/sched.cu), two-level (an active set of
  * TIMING_TWO_LEVEL_ACTIVE warps scheduled round robin; a warp waiting on a long-scoreboard
  * dependency leaves the set and the longest-waiting pending warp enters).
  *
@@ -35,7 +37,8 @@
 #define SCHED_X86 1
 #endif
 
-static const char *const policy_names[SCHED_POLICY_COUNT] = {"lrr", "gto", "two-level", "gty"};
+static const char *const policy_names[SCHED_POLICY_COUNT] = {"lrr", "gto", "two-level", "gty",
+                                                                    "brr"};
 
 int sched_policy_from_name(const char *name)
 {
@@ -1087,6 +1090,24 @@ static int pick(tctx *c, tsmsp *sp, const int *el, int n)
                 best = el[i];
         return best;
     }
+    case SCHED_BRR: { /* the oldest eligible warp's block; round robin among its warps */
+        int old = el[0];
+        for (int i = 1; i < n; i++)
+            if (sp->wage[el[i]] < sp->wage[old])
+                old = el[i];
+        const tblock *b0 = sp->warps[old]->blk;
+        int wrap = -1;
+        for (int i = 0; i < n; i++) {
+            uint32_t s = sp->warps[el[i]]->slot;
+            if (sp->warps[el[i]]->blk != b0)
+                continue;
+            if (s > sp->last_slot && (best < 0 || s < sp->warps[best]->slot))
+                best = el[i];
+            if (wrap < 0 || s < sp->warps[wrap]->slot)
+                wrap = el[i];
+        }
+        return best >= 0 ? best : wrap;
+    }
     default: { /* lrr, and two-level inside its active set */
         int wrap = -1;
         for (int i = 0; i < n; i++) {
@@ -1421,7 +1442,7 @@ static inline uint64_t class_warps(const tsmsp *sp, uint32_t classes)
 
 /* pick over a mask of eligible positions (e != 0). gto: the greedy warp, else the oldest,
  * which is the lowest position (ages grow with it: sched_add_warp); gty: else the youngest,
- * the highest. */
+ * the highest. The others through pick. */
 static int pick_mask(tctx *c, tsmsp *sp, uint64_t e)
 {
     if (c->policy == SCHED_GTO || c->policy == SCHED_GTY) {

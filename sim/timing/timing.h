@@ -27,9 +27,16 @@
 
 typedef struct cJSON cJSON;
 
-typedef enum { SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_GTY, SCHED_POLICY_COUNT } sched_policy;
+typedef enum {
+    SCHED_LRR,
+    SCHED_GTO,
+    SCHED_TWO_LEVEL,
+    SCHED_GTY,
+    SCHED_BRR,
+    SCHED_POLICY_COUNT
+} sched_policy;
 
-/* "lrr", "gto", "two-level", "gty"; -1 for anything else. */
+/* "lrr", "gto", "two-level", "gty", "brr"; -1 for anything else. */
 int sched_policy_from_name(const char *name);
 const char *sched_policy_name(int policy);
 
