@@ -1146,12 +1146,14 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
              tl_lazy[STALL_COUNT + 1] = {0}, wide_with[STALL_COUNT + 1] = {0},
              wide_lazy[STALL_COUNT + 1] = {0}, gto_all[STALL_COUNT + 1] = {0},
              gto_behind[STALL_COUNT + 1] = {0}, gty_with[STALL_COUNT + 1] = {0},
-             gty_lazy[STALL_COUNT + 1] = {0};
+             gty_lazy[STALL_COUNT + 1] = {0}, brr_with[STALL_COUNT + 1] = {0},
+             brr_lazy[STALL_COUNT + 1] = {0};
     int bad = run_one(&rc, a, 0, -1, 0, NULL, NULL) || run_one(&rc, a, 1, -1, 0, NULL, NULL) ||
               run_one(&rc, a, 1, SCHED_LRR, 0, NULL, NULL) ||
               run_one(&rc, a, 1, SCHED_GTO, 0, NULL, NULL) ||
               run_one(&rc, a, 1, SCHED_TWO_LEVEL, 0, NULL, NULL) ||
               run_one(&rc, a, 1, SCHED_GTY, 0, NULL, NULL) ||
+              run_one(&rc, a, 1, SCHED_BRR, 0, NULL, NULL) ||
               run_one(&rc, a, 0, SCHED_GTO, 0, NULL, NULL) ||
               run_one(&rc, &one, 1, SCHED_GTO, 0, fd >= 0 ? tpath : NULL, with) ||
               run_one(&rc, &one, 1, SCHED_GTO, 0, NULL, without) ||
@@ -1160,6 +1162,8 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
               run_one(&rc, &one, 1, SCHED_LRR, RK_LAZY, NULL, lrr_lazy) ||
               run_one(&rc, &one, 1, SCHED_GTY, 0, fd >= 0 ? tpath : NULL, gty_with) ||
               run_one(&rc, &one, 1, SCHED_GTY, RK_LAZY, NULL, gty_lazy) ||
+              run_one(&rc, &one, 1, SCHED_BRR, 0, fd >= 0 ? tpath : NULL, brr_with) ||
+              run_one(&rc, &one, 1, SCHED_BRR, RK_LAZY, NULL, brr_lazy) ||
               run_one(&rc, &one, 1, SCHED_TWO_LEVEL, 0, fd >= 0 ? tpath : NULL, tl_with) ||
               run_one(&rc, &one, 1, SCHED_TWO_LEVEL, RK_LAZY, NULL, tl_lazy) ||
               run_one(&rc, &wide, 1, SCHED_GTO, 0, fd >= 0 ? tpath : NULL, wide_with) ||
@@ -1169,6 +1173,7 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
     static const char *const what[] = {"with a trace and without", "with a trace and lazy",
                                        "lrr, with a trace and lazy",
                                        "gty, with a trace and lazy",
+                                       "brr, with a trace and lazy",
                                        "two-level, with a trace and lazy",
                                        "one scheduler of 128 warps, with a trace and lazy",
                                        "three SMs, with run-ahead and without"};
@@ -1176,13 +1181,14 @@ int rk_check(const rk_prog *p, const arch_t *a, uint64_t seed, char *msg, size_t
                                  {with, lazy},
                                  {lrr_with, lrr_lazy},
                                  {gty_with, gty_lazy},
+                                 {brr_with, brr_lazy},
                                  {tl_with, tl_lazy},
                                  {wide_with, wide_lazy},
                                  {gto_all, gto_behind}};
-    for (int q = 0; q < 7 && !bad && fd >= 0; q++)
+    for (int q = 0; q < 8 && !bad && fd >= 0; q++)
         for (int i = 0; i <= STALL_COUNT && !bad; i++)
             if (pair[q][0][i] != pair[q][1][i])
-                bad = fail(&rc, "%s%s: %s %llu and %llu", q < 6 ? "one SM, " : "", what[q],
+                bad = fail(&rc, "%s%s: %s %llu and %llu", q < 7 ? "one SM, " : "", what[q],
                            i < STALL_COUNT ? stall_name(i) : "cycles",
                            (unsigned long long)pair[q][0][i], (unsigned long long)pair[q][1][i]);
     if (fd >= 0)

@@ -16,7 +16,7 @@
  * dimensions (the program works on linear indices). rk_ptx writes it as PTX the way nvcc writes
  * such code; rk_reference evaluates it on the CPU, thread by thread; rk_check runs the PTX
  *   - functionally (launch_kernel), in the PTX order and after ptx_schedule's reordering,
- *   - in the timing model with each scheduling policy (lrr, gto, gty, two-level) after
+ *   - in the timing model with each scheduling policy (lrr, gto, gty, brr, two-level) after
  *     ptx_schedule, with the PTX order, and on a GPU of one SM holding two blocks at a time
  *     (later blocks reuse a retired block's slot, warp records and registers),
  * and compares every output word with the CPU's; a timed run also keeps the stall-sum invariant
@@ -26,7 +26,7 @@
  * the one-SM run is made again without a trace (sched_eval then leaves warps whose queue or
  * pipe is busy, and eligible warps not selected, alone and charges their cycles later: its mask
  * path), and without a trace with lazy_always set (timing_config), and the traced and the
- * untraced one-SM runs again under lrr, under gty, under two-level (no mask path: held warps skipped, in
+ * untraced one-SM runs again under lrr, gty, brr, under two-level (no mask path: held warps skipped, in
  * the lazy mode from the first cycle) and on an SM of one scheduler that may hold 128 warps
  * (too many for masks: the same path as two-level, under gto): each must give the same cycles
  * and stall totals as its traced run; and on a GPU of three SMs holding one block each, under gto
