@@ -125,6 +125,7 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
     if (start < c->res->first_dispatch)
         c->res->first_dispatch = start;
     uint32_t slot = 0;
+    uint64_t bage = c->age_seq++ << TW_AGE_BLOCK_SHIFT;
     for (int i = 0; i < b->nwarps; i++) {
         tw *w = &b->warps[i];
         while (sm->slot_used[slot])
@@ -135,7 +136,7 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
         w->bw = i;
         w->xw = exec_warp_handle(b->eb, i);
         w->slot = slot;
-        w->age = c->age_seq++;
+        w->age = bage | (uint64_t)i;
         w->start = w->charged = start;
         w->state = TW_ACTIVE;
         w->run_reason = 0xff;

@@ -1095,11 +1095,11 @@ static int pick(tctx *c, tsmsp *sp, const int *el, int n)
         for (int i = 1; i < n; i++)
             if (sp->wage[el[i]] < sp->wage[old])
                 old = el[i];
-        const tblock *b0 = sp->warps[old]->blk;
+        uint64_t b0 = sp->wage[old] >> TW_AGE_BLOCK_SHIFT;
         int wrap = -1;
         for (int i = 0; i < n; i++) {
             uint32_t s = sp->warps[el[i]]->slot;
-            if (sp->warps[el[i]]->blk != b0)
+            if (sp->wage[el[i]] >> TW_AGE_BLOCK_SHIFT != b0)
                 continue;
             if (s > sp->last_slot && (best < 0 || s < sp->warps[best]->slot))
                 best = el[i];
@@ -1450,6 +1450,26 @@ static int pick_mask(tctx *c, tsmsp *sp, uint64_t e)
         if (g && (e >> g->idx & 1))
             return g->idx;
         return c->policy == SCHED_GTO ? __builtin_ctzll(e) : 63 - __builtin_clzll(e);
+    }
+    if (c->policy == SCHED_BRR) {
+        /* the oldest eligible warp is the lowest position; its block's warps sit at consecutive
+         * positions (a block's warps arrive together), in slot order (each took the lowest free
+         * slot in turn): the eligible ones are the run of e's lowest bits with its block, and
+         * round robin is the first of them above the last slot issued, else the first */
+        int o = __builtin_ctzll(e);
+        uint64_t b0 = sp->wage[o] >> TW_AGE_BLOCK_SHIFT, m = 0;
+        for (uint64_t r = e; r; r &= r - 1) {
+            int i = __builtin_ctzll(r);
+            if (sp->wage[i] >> TW_AGE_BLOCK_SHIFT != b0)
+                break;
+            m |= 1ull << i;
+        }
+        for (uint64_t r = m; r; r &= r - 1) {
+            int i = __builtin_ctzll(r);
+            if (sp->warps[i]->slot > sp->last_slot)
+                return i;
+        }
+        return o;
     }
     int el[64], n = 0;
     for (; e; e &= e - 1)

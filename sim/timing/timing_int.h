@@ -161,6 +161,11 @@ struct tblock;
 #define TW_MAX_SECS 64 /* 32 lanes, each access within two sectors */
 
 /* A resident warp. Hot fields first: the scheduler reads them every evaluation. */
+/* A warp's age is its block's dispatch number shifted by this, plus its index in the block (at
+ * most 32 warps per block): ages order warps by block, then by warp; age >> shift names the
+ * block (brr's pick). */
+#define TW_AGE_BLOCK_SHIFT 16
+
 typedef struct tw {
     uint8_t state;          /* tw_state */
     uint8_t has_pending;    /* dg holds the next instruction (already executed) */
@@ -182,7 +187,8 @@ typedef struct tw {
     exec_block *eb;         /* blk->eb */
     const void *xw;         /* exec_warp_handle(eb, bw): for host-cache prefetching */
     int bw;                 /* warp index in the block */
-    uint64_t age;           /* dispatch order (gto: oldest first) */
+    uint64_t age;           /* dispatch order (gto: oldest first): the block's dispatch number
+                               << TW_AGE_BLOCK_SHIFT | the warp's index in the block */
     uint64_t pend_seq;      /* two-level: order in the pending set */
     uint64_t mem_done;      /* completion of every global/local access it issued (resolved) */
     uint64_t ld_done;       /* the same for its loads and atomics only (drain) */
@@ -334,7 +340,7 @@ typedef struct tctx {
     uint64_t nblocks, next_block, blocks_done;
     int warps_per_block;
     uint32_t threads_per_block;
-    uint64_t age_seq;
+    uint64_t age_seq;       /* blocks dispatched so far (warp ages: tw.age) */
     uint32_t queue_depth;   /* LG queue entries per SMSP (arch lsu_queue_depth) */
     uint32_t mio_depth;     /* MIO queue entries per SMSP (arch mio_queue_depth) */
     uint32_t smem_pool;     /* shared memory per SM of the launch's carveout (occupancy's
