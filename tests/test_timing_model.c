@@ -75,6 +75,13 @@ static void tt_open(tt *t, const char *text, const char *kernel)
     tt_open_order(t, text, kernel, 1);
 }
 
+/* A GPU of `sms` SMs in one GPC (the H200's SMs otherwise). */
+static void tt_few_sms(tt *t, int sms)
+{
+    t->a.sm_count = t->a.gpc_sms[0] = sms;
+    t->a.gpc_count = 1;
+}
+
 /* Appends a pointer parameter to a fresh buffer of n bytes; returns its address. */
 static uint64_t tt_buffer(tt *t, uint64_t n)
 {
@@ -973,8 +980,7 @@ static void run_blocks(const char *policy, const uint64_t *s0, const uint64_t *s
     char path[512];
     snprintf(path, sizeof path, "%s/b.wlt", tu_tmpdir());
     tt_open(&t, five_warps, "k");
-    t.a.sm_count = t.a.gpc_sms[0] = 1;
-    t.a.gpc_count = 1;
+    tt_few_sms(&t, 1);
     t.a.sub_partitions = 1;
     t.cfg.grid[0] = 2;
     t.cfg.block[0] = 64;
@@ -1361,8 +1367,7 @@ static void run_uneven(int no_ahead, timing_result *r)
 {
     tt t;
     tt_open(&t, uneven, "k");
-    t.a.sm_count = t.a.gpc_sms[0] = 3;
-    t.a.gpc_count = 1;
+    tt_few_sms(&t, 3);
     t.a.max_blocks_per_sm = 1;
     t.cfg.grid[0] = 24;
     t.cfg.block[0] = 64;
