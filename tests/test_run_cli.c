@@ -627,21 +627,61 @@ static int order_of(const unsigned *st)
     return young ? 1 : old ? -1 : 0;
 }
 
-static void sched_order_model(const char *policy, int want)
+/* The 544 stamps of kernel k (one block of 32 warps) in the model under policy. */
+static unsigned *sched_stamps(const char *k, const char *policy)
 {
     char dir[256];
-    snprintf(dir, sizeof dir, "%s/sched_%s", tu_tmpdir(), policy);
+    snprintf(dir, sizeof dir, "%s/sched_%s_%s", tu_tmpdir(), k, policy);
     tu_result r;
-    expect(&r, 0, NULL, "run", tu_path(SCHED_PTX), "--kernel", "sched_order_i8", "--grid", "1",
-           "--block", "1024", "--arg", "u32[544]:zeros", "--arg", "f32[1024]:zeros", "--arg",
-           "f32:1.0001", "--arg", "f32:0.5", "--arg", "s32:16", "--policy", policy, "--dump", dir,
-           NULL);
+    expect(&r, 0, NULL, "run", tu_path(SCHED_PTX), "--kernel", k, "--grid", "1", "--block",
+           "1024", "--arg", "u32[544]:zeros", "--arg", "f32[1024]:zeros", "--arg", "f32:1.0001",
+           "--arg", "f32:0.5", "--arg", "s32:16", "--policy", policy, "--dump", dir, NULL);
     tu_free(&r);
-    unsigned *st = (unsigned *)(void *)dumped(dir, "arg0.bin", 544 * 4);
+    return (unsigned *)(void *)dumped(dir, "arg0.bin", 544 * 4);
+}
+
+static void sched_order_model(const char *policy, int want)
+{
+    unsigned *st = sched_stamps("sched_order_i8", policy);
     if (order_of(st) != want)
         fail_msg("--policy %s: warps do not end %s first", policy,
                  want > 0 ? "youngest" : "oldest");
     free(st);
+}
+
+/* The H200's first launch of a configuration: 32 warps x 17 stamps. */
+static void h200_stamps(cJSON *res, const char *key, unsigned *st)
+{
+    cJSON *h = cJSON_GetObjectItem(res, key);
+    assert_non_null(h);
+    cJSON *launch = cJSON_GetArrayItem(cJSON_GetObjectItem(h, "stamps"), 0);
+    assert_int_equal(cJSON_GetArraySize(launch), 32);
+    for (int w = 0; w < 32; w++)
+        for (int k = 0; k < 17; k++)
+            st[17 * w + k] =
+                (unsigned)cJSON_GetArrayItem(cJSON_GetArrayItem(launch, w), k)->valuedouble;
+}
+
+/* How far two runs' per-warp progress is apart (scripts/sched-order.py's distance): every
+ * warp's 16 stamps after its first, as fractions of the block's time, the mean absolute
+ * difference. */
+static double progress_distance(const unsigned *a, const unsigned *b)
+{
+    double ta = (double)order_end(a, 0), tb = (double)order_end(b, 0), d = 0;
+    for (int w = 1; w < 32; w++) {
+        ta = fmax(ta, (double)order_end(a, w));
+        tb = fmax(tb, (double)order_end(b, w));
+    }
+    for (int w = 0; w < 32; w++)
+        for (int k = 1; k <= 16; k++) {
+            unsigned la = a[0], lb = b[0];
+            for (int i = 1; i < 32; i++) {
+                la = (int)(a[17 * i] - la) < 0 ? a[17 * i] : la;
+                lb = (int)(b[17 * i] - lb) < 0 ? b[17 * i] : lb;
+            }
+            d += fabs((double)(a[17 * w + k] - la) / ta - (double)(b[17 * w + k] - lb) / tb);
+        }
+    return d / (32.0 * 16.0);
 }
 
 static void test_sched_order_h200(void **state)
@@ -667,10 +707,22 @@ static void test_sched_order_h200(void **state)
         n++;
     }
     assert_int_equal(n, 4);
-    cJSON_Delete(m);
-    free(mj);
     sched_order_model("gty", 1);
     sched_order_model("gto", -1);
+    /* Dependent chains, 8 warps per scheduler: on the H200 the warps advance together (the
+     * first to end at 0.93 of the last one's time). The default policy (brr) follows within
+     * 0.02 (scripts/sched-order.py: 0.016); gto runs the oldest warps ahead (0.255). */
+    unsigned hs[544];
+    h200_stamps(cJSON_GetObjectItem(m, "results"), "order_i1_w32", hs);
+    unsigned *b = sched_stamps("sched_order_i1", "brr"), *g = sched_stamps("sched_order_i1", "gto");
+    double db = progress_distance(hs, b), dg = progress_distance(hs, g);
+    if (db > 0.03 || dg < 0.15)
+        fail_msg("progress apart from the H200's: brr %.3f (want <= 0.03), gto %.3f (>= 0.15)", db,
+                 dg);
+    free(b);
+    free(g);
+    cJSON_Delete(m);
+    free(mj);
 }
 
 /* KERNEL.cu: compiled with nvcc first (run and occupancy), or a clear error without nvcc. */
