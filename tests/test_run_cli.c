@@ -605,13 +605,20 @@ static void test_wmma_faults(void **state)
  * docs/model.md, section 2.) */
 #define SCHED_PTX "tests/data/sched/sched_kernels.ptx"
 
-/* Warp w's last stamp minus the block's first (17 stamps per warp). */
-static long long order_end(const unsigned *st, int w)
+/* The block's first stamp (17 stamps per warp, 32 warps; %clock wraps: compared as a
+ * difference). */
+static unsigned first_stamp(const unsigned *st)
 {
     unsigned lo = st[0];
     for (int i = 1; i < 32; i++)
         lo = (int)(st[17 * i] - lo) < 0 ? st[17 * i] : lo;
-    return (long long)(st[17 * w + 16] - lo);
+    return lo;
+}
+
+/* Warp w's last stamp minus the block's first. */
+static long long order_end(const unsigned *st, int w)
+{
+    return (long long)(st[17 * w + 16] - first_stamp(st));
 }
 
 /* 1: on every scheduler the youngest warp ends first and the oldest last; -1: the reverse. */
@@ -649,17 +656,20 @@ static void sched_order_model(const char *policy, int want)
     free(st);
 }
 
-/* The H200's first launch of a configuration: 32 warps x 17 stamps. */
-static void h200_stamps(cJSON *res, const char *key, unsigned *st)
+/* Launch i of a configuration on the H200: 32 warps x 17 stamps; 0 when there is none. */
+static int h200_stamps(cJSON *res, const char *key, int i, unsigned *st)
 {
     cJSON *h = cJSON_GetObjectItem(res, key);
     assert_non_null(h);
-    cJSON *launch = cJSON_GetArrayItem(cJSON_GetObjectItem(h, "stamps"), 0);
+    cJSON *launch = cJSON_GetArrayItem(cJSON_GetObjectItem(h, "stamps"), i);
+    if (!launch)
+        return 0;
     assert_int_equal(cJSON_GetArraySize(launch), 32);
     for (int w = 0; w < 32; w++)
         for (int k = 0; k < 17; k++)
             st[17 * w + k] =
                 (unsigned)cJSON_GetArrayItem(cJSON_GetArrayItem(launch, w), k)->valuedouble;
+    return 1;
 }
 
 /* How far two runs' per-warp progress is apart (scripts/sched-order.py's distance): every
@@ -667,20 +677,15 @@ static void h200_stamps(cJSON *res, const char *key, unsigned *st)
  * difference. */
 static double progress_distance(const unsigned *a, const unsigned *b)
 {
-    double ta = (double)order_end(a, 0), tb = (double)order_end(b, 0), d = 0;
-    for (int w = 1; w < 32; w++) {
+    double ta = 0, tb = 0, d = 0;
+    unsigned la = first_stamp(a), lb = first_stamp(b);
+    for (int w = 0; w < 32; w++) {
         ta = fmax(ta, (double)order_end(a, w));
         tb = fmax(tb, (double)order_end(b, w));
     }
     for (int w = 0; w < 32; w++)
-        for (int k = 1; k <= 16; k++) {
-            unsigned la = a[0], lb = b[0];
-            for (int i = 1; i < 32; i++) {
-                la = (int)(a[17 * i] - la) < 0 ? a[17 * i] : la;
-                lb = (int)(b[17 * i] - lb) < 0 ? b[17 * i] : lb;
-            }
+        for (int k = 1; k <= 16; k++)
             d += fabs((double)(a[17 * w + k] - la) / ta - (double)(b[17 * w + k] - lb) / tb);
-        }
     return d / (32.0 * 16.0);
 }
 
@@ -689,33 +694,21 @@ static void test_sched_order_h200(void **state)
     (void)state;
     char *mj = tu_read_file(tu_path("gpu/measured/h200/microbench/sched.json"), NULL);
     assert_non_null(mj);
-    cJSON *m = cJSON_Parse(mj);
-    cJSON *h = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "results"), "order_i8_w32");
-    assert_non_null(h);
-    cJSON *launch;
+    cJSON *m = cJSON_Parse(mj), *res = cJSON_GetObjectItem(m, "results");
+    unsigned st[544];
     int n = 0;
-    cJSON_ArrayForEach(launch, cJSON_GetObjectItem(h, "stamps"))
-    {
-        unsigned st[544];
-        assert_int_equal(cJSON_GetArraySize(launch), 32);
-        for (int w = 0; w < 32; w++)
-            for (int k = 0; k < 17; k++)
-                st[17 * w + k] =
-                    (unsigned)cJSON_GetArrayItem(cJSON_GetArrayItem(launch, w), k)->valuedouble;
+    for (; h200_stamps(res, "order_i8_w32", n, st); n++)
         if (order_of(st) != 1)
             fail_msg("H200 launch %d: the youngest warps do not end first", n);
-        n++;
-    }
     assert_int_equal(n, 4);
     sched_order_model("gty", 1);
     sched_order_model("gto", -1);
     /* Dependent chains, 8 warps per scheduler: on the H200 the warps advance together (the
      * first to end at 0.93 of the last one's time). The default policy (brr) follows within
-     * 0.02 (scripts/sched-order.py: 0.016); gto runs the oldest warps ahead (0.255). */
-    unsigned hs[544];
-    h200_stamps(cJSON_GetObjectItem(m, "results"), "order_i1_w32", hs);
+     * 0.03 (scripts/sched-order.py: 0.016); gto runs the oldest warps ahead (0.255). */
+    assert_true(h200_stamps(res, "order_i1_w32", 0, st));
     unsigned *b = sched_stamps("sched_order_i1", "brr"), *g = sched_stamps("sched_order_i1", "gto");
-    double db = progress_distance(hs, b), dg = progress_distance(hs, g);
+    double db = progress_distance(st, b), dg = progress_distance(st, g);
     if (db > 0.03 || dg < 0.15)
         fail_msg("progress apart from the H200's: brr %.3f (want <= 0.03), gto %.3f (>= 0.15)", db,
                  dg);

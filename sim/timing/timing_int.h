@@ -160,12 +160,12 @@ struct tblock;
 #define TW_SECS_IN 8   /* sectors a warp record holds (tw.secs_in) */
 #define TW_MAX_SECS 64 /* 32 lanes, each access within two sectors */
 
-/* A resident warp. Hot fields first: the scheduler reads them every evaluation. */
-/* A warp's age is its block's dispatch number shifted by this, plus its index in the block (at
- * most 32 warps per block): ages order warps by block, then by warp; age >> shift names the
- * block (brr's pick). */
+/* A warp's age is its block's dispatch number shifted by this, plus its index in the block
+ * (fewer than 2^16 warps in any block): ages order warps by block, then by warp, and
+ * age >> TW_AGE_BLOCK_SHIFT names the block (brr's pick). */
 #define TW_AGE_BLOCK_SHIFT 16
 
+/* A resident warp. Hot fields first: the scheduler reads them every evaluation. */
 typedef struct tw {
     uint8_t state;          /* tw_state */
     uint8_t has_pending;    /* dg holds the next instruction (already executed) */
