@@ -136,7 +136,7 @@ static wl_status dispatch(tctx *c, int s, uint64_t start)
         w->bw = i;
         w->xw = exec_warp_handle(b->eb, i);
         w->slot = slot;
-        w->age = bage | (uint64_t)i;
+        w->age = bage | slot;
         w->start = w->charged = start;
         w->state = TW_ACTIVE;
         w->run_reason = 0xff;

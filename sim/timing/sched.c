@@ -1098,12 +1098,12 @@ static int pick(tctx *c, tsmsp *sp, const int *el, int n)
         uint64_t b0 = sp->wage[old] >> TW_AGE_BLOCK_SHIFT;
         int wrap = -1;
         for (int i = 0; i < n; i++) {
-            uint32_t s = sp->warps[el[i]]->slot;
-            if (sp->wage[el[i]] >> TW_AGE_BLOCK_SHIFT != b0)
+            uint64_t g = sp->wage[el[i]];
+            if (g >> TW_AGE_BLOCK_SHIFT != b0)
                 continue;
-            if (s > sp->last_slot && (best < 0 || s < sp->warps[best]->slot))
+            if (TW_AGE_SLOT(g) > sp->last_slot && (best < 0 || g < sp->wage[best]))
                 best = el[i];
-            if (wrap < 0 || s < sp->warps[wrap]->slot)
+            if (wrap < 0 || g < sp->wage[wrap])
                 wrap = el[i];
         }
         return best >= 0 ? best : wrap;
@@ -1453,20 +1453,17 @@ static int pick_mask(tctx *c, tsmsp *sp, uint64_t e)
     }
     if (c->policy == SCHED_BRR) {
         /* the oldest eligible warp is the lowest position; its block's warps sit at consecutive
-         * positions (a block's warps arrive together), in slot order (each took the lowest free
-         * slot in turn): the eligible ones are the run of e's lowest bits with its block, and
-         * round robin is the first of them above the last slot issued, else the first */
+         * positions (a block's warps arrive together), in slot order: round robin is the first
+         * eligible one of its block above the last slot issued, else the first (ages carry
+         * block and slot, timing_int.h) */
         int o = __builtin_ctzll(e);
-        uint64_t b0 = sp->wage[o] >> TW_AGE_BLOCK_SHIFT, m = 0;
+        uint64_t b0 = sp->wage[o] >> TW_AGE_BLOCK_SHIFT;
         for (uint64_t r = e; r; r &= r - 1) {
             int i = __builtin_ctzll(r);
-            if (sp->wage[i] >> TW_AGE_BLOCK_SHIFT != b0)
+            uint64_t g = sp->wage[i];
+            if (g >> TW_AGE_BLOCK_SHIFT != b0)
                 break;
-            m |= 1ull << i;
-        }
-        for (uint64_t r = m; r; r &= r - 1) {
-            int i = __builtin_ctzll(r);
-            if (sp->warps[i]->slot > sp->last_slot)
+            if (TW_AGE_SLOT(g) > sp->last_slot)
                 return i;
         }
         return o;

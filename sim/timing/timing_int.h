@@ -160,10 +160,12 @@ struct tblock;
 #define TW_SECS_IN 8   /* sectors a warp record holds (tw.secs_in) */
 #define TW_MAX_SECS 64 /* 32 lanes, each access within two sectors */
 
-/* A warp's age is its block's dispatch number shifted by this, plus its index in the block
- * (fewer than 2^16 warps in any block): ages order warps by block, then by warp, and
- * age >> TW_AGE_BLOCK_SHIFT names the block (brr's pick). */
+/* A warp's age is its block's dispatch number shifted by this, plus its warp slot (fewer than
+ * 2^16 slots per SM). A block's warps take the lowest free slots in warp order, so ages order
+ * warps by block, then by warp; age >> TW_AGE_BLOCK_SHIFT names the block and the low bits
+ * give the slot (brr's pick reads both from the scheduler's array of ages). */
 #define TW_AGE_BLOCK_SHIFT 16
+#define TW_AGE_SLOT(age) ((uint32_t)((age) & 0xffffu))
 
 /* A resident warp. Hot fields first: the scheduler reads them every evaluation. */
 typedef struct tw {
@@ -188,7 +190,7 @@ typedef struct tw {
     const void *xw;         /* exec_warp_handle(eb, bw): for host-cache prefetching */
     int bw;                 /* warp index in the block */
     uint64_t age;           /* dispatch order (gto: oldest first): the block's dispatch number
-                               << TW_AGE_BLOCK_SHIFT | the warp's index in the block */
+                               << TW_AGE_BLOCK_SHIFT | the warp's slot */
     uint64_t pend_seq;      /* two-level: order in the pending set */
     uint64_t mem_done;      /* completion of every global/local access it issued (resolved) */
     uint64_t ld_done;       /* the same for its loads and atomics only (drain) */
