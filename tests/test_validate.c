@@ -54,11 +54,15 @@ static const cJSON *case_of(const cJSON *j, const char *name)
     return NULL;
 }
 
-static cJSON *run_json(const char *jobs)
+static cJSON *run_json_policy(const char *jobs, const char *policy)
 {
     tu_result r;
-    tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
-               tu_path(PAIRS), "--json", "-j", jobs, NULL);
+    if (policy)
+        tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+                   tu_path(PAIRS), "--json", "-j", jobs, "--policy", policy, NULL);
+    else
+        tu_warplab(&r, "validate", "--arch", "h200", "--measured", tu_path(MEAS), "--pairs",
+                   tu_path(PAIRS), "--json", "-j", jobs, NULL);
     expect_status(&r, 0, "validate --json");
     expect_has(r.err, "[2/2]", "progress on stderr");
     cJSON *j = cJSON_Parse(r.out);
@@ -66,6 +70,31 @@ static cJSON *run_json(const char *jobs)
         fail_msg("stdout is not JSON:\n%s", r.out);
     tu_free(&r);
     return j;
+}
+
+static cJSON *run_json(const char *jobs)
+{
+    return run_json_policy(jobs, NULL);
+}
+
+/* The policy every case ran under: the arch file's (h200: brr), or --policy's. */
+static void test_policy(void **state)
+{
+    (void)state;
+    const char *want[] = {NULL, "gto"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *j = run_json_policy("1", want[i]);
+        const cJSON *p = cJSON_GetObjectItem(j, "policy");
+        if (!cJSON_IsString(p) || strcmp(p->valuestring, want[i] ? want[i] : "brr"))
+            fail_msg("policy %s, expected %s", cJSON_IsString(p) ? p->valuestring : "(none)",
+                     want[i] ? want[i] : "brr");
+        cJSON_Delete(j);
+    }
+    tu_result r;
+    tu_warplab(&r, "validate", "--arch", "h200", "--policy", "fifo", NULL);
+    expect_status(&r, 1, "--policy fifo");
+    expect_has(r.err, "expected lrr, gto, gty, brr or two-level", "--policy fifo");
+    tu_free(&r);
 }
 
 static void test_json_figures(void **state)
@@ -395,7 +424,8 @@ static void test_png(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_figures), cmocka_unit_test(test_parallel_same),
+        cmocka_unit_test(test_json_figures),
+        cmocka_unit_test(test_policy), cmocka_unit_test(test_parallel_same),
         cmocka_unit_test(test_text_and_predictions), cmocka_unit_test(test_dram_traffic),
         cmocka_unit_test(test_stall_mix),
         cmocka_unit_test(test_errors),

@@ -47,19 +47,20 @@
 static const char usage_text[] =
     "usage: warplab validate --arch NAME [--json | --markdown] [--cases GLOB[,GLOB]] [-j N]\n"
     "                        [--measured DIR] [--pairs FILE] [--predictions FILE.json]\n"
-    "                        [--png FILE.png]\n"
+    "                        [--png FILE.png] [--policy lrr|gto|gty|brr|two-level]\n"
     "Replays every measured case of gpu/measured/NAME/ through the timing model and prints\n"
     "measured vs predicted time, the error per case, the mean absolute percentage error (cases\n"
     ">= 10 us), the correlation of log times, the biggest outliers, the lesson relationships of\n"
     "gpu/validate-pairs.txt, the top-stall agreement with Nsight Compute and how far apart the\n"
     "model's and Nsight Compute's stall breakdowns are (\"mix apart\"; with --cases NAME\n"
-    "matching one case, the two breakdowns side by side).\n";
+    "matching one case, the two breakdowns side by side). --policy runs every case under that\n"
+    "scheduling policy instead of the arch file's (docs/model.md, section 2).\n";
 
 
 typedef struct {
     const char *arch;
     int json, markdown, jobs;
-    const char *glob, *measured_dir, *pairs_file, *predictions, *png;
+    const char *glob, *measured_dir, *pairs_file, *predictions, *png, *policy;
 } vopts;
 
 /* ---- measured files ----------------------------------------------------------------------- */
@@ -597,6 +598,7 @@ static int parse_opts(int argc, char **argv, vopts *o)
                            : !strcmp(a, "--pairs")       ? &o->pairs_file
                            : !strcmp(a, "--predictions") ? &o->predictions
                            : !strcmp(a, "--png")         ? &o->png
+                           : !strcmp(a, "--policy")      ? &o->policy
                                                          : NULL;
         if (dst) {
             if (i + 1 >= argc)
@@ -621,6 +623,9 @@ static int parse_opts(int argc, char **argv, vopts *o)
         return cli_usage_error(CMD, "--arch NAME is required (e.g. --arch h200)");
     if (o->json && o->markdown)
         return cli_usage_error(CMD, "--json and --markdown exclude each other");
+    if (o->policy && sched_policy_from_name(o->policy) < 0)
+        return cli_usage_error(CMD, "--policy '%s': expected lrr, gto, gty, brr or two-level",
+                               o->policy);
     return WL_OK;
 }
 
@@ -639,6 +644,8 @@ int cmd_validate(int argc, char **argv)
     diag_clear(&d);
     if (arch_load(cli_arch_dir(), o.arch, &a, &d) != WL_OK)
         return cli_report(&d);
+    if (o.policy) /* every case's timing_config asks for the arch file's policy (-1) */
+        snprintf(a.sched_policy, sizeof a.sched_policy, "%s", o.policy);
     char mdir[1024], pfile[1024];
     snprintf(mdir, sizeof mdir, "%s/gpu/measured/%s", cli_root_dir(), a.name);
     snprintf(pfile, sizeof pfile, "%s/gpu/validate-pairs.txt", cli_root_dir());
@@ -661,12 +668,13 @@ int cmd_validate(int argc, char **argv)
     if (o.predictions) {
         st = load_predictions(o.predictions, v, n);
     } else {
-        fprintf(stderr, "warplab validate: %d cases from %s on %s, %d process%s\n", n, dir, a.name,
-                o.jobs, o.jobs > 1 ? "es" : "");
+        fprintf(stderr, "warplab validate: %d cases from %s on %s (policy %s), %d process%s\n", n,
+                dir, a.name, a.sched_policy, o.jobs, o.jobs > 1 ? "es" : "");
         simulate_all(&a, v, n, o.jobs);
     }
     if (st == WL_OK)
-        st = vrep_print(a.name, v, n, o.pairs_file ? o.pairs_file : pfile,
+        st = vrep_print(a.name, o.predictions ? NULL : a.sched_policy, v, n,
+                        o.pairs_file ? o.pairs_file : pfile,
                         o.json ? VREP_JSON : o.markdown ? VREP_MARKDOWN : VREP_TEXT, o.png);
     /* a case that failed to run makes the whole run fail, with its status */
     for (int i = 0; st == WL_OK && i < n; i++)

@@ -361,10 +361,13 @@ static void print_text(const char *arch, const vcase *v, int n, const vsummary *
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
 
-static void print_json(const char *arch, const vcase *v, int n, const vsummary *s)
+static void print_json(const char *arch, const char *policy, const vcase *v, int n,
+                       const vsummary *s)
 {
     cJSON *o = cJSON_CreateObject(), *cases = cJSON_AddArrayToObject(o, "cases");
     cJSON_AddStringToObject(o, "arch", arch);
+    if (policy)
+        cJSON_AddStringToObject(o, "policy", policy);
     for (int i = 0; i < n; i++) {
         const vcase *c = &v[i];
         cJSON *j = cJSON_CreateObject();
@@ -500,8 +503,8 @@ static int write_png(const char *path, const vcase *v, int n, const vsummary *s)
 #endif
 }
 
-int vrep_print(const char *arch, const vcase *v, int n, const char *pairs_file, vrep_format fmt,
-               const char *png)
+int vrep_print(const char *arch, const char *policy, const vcase *v, int n,
+               const char *pairs_file, vrep_format fmt, const char *png)
 {
     vsummary s;
     memset(&s, 0, sizeof s);
@@ -509,7 +512,7 @@ int vrep_print(const char *arch, const vcase *v, int n, const char *pairs_file, 
     if (read_pairs(pairs_file, v, n, &s))
         return WL_EUSAGE;
     if (fmt == VREP_JSON)
-        print_json(arch, v, n, &s);
+        print_json(arch, policy, v, n, &s);
     else
         print_text(arch, v, n, &s, pairs_file, fmt == VREP_MARKDOWN);
     fflush(stdout);

@@ -50,9 +50,10 @@ double vrep_stall_distance(const vcase *c);
 typedef enum { VREP_TEXT, VREP_JSON, VREP_MARKDOWN } vrep_format;
 
 /* Prints the report of n cases (status WL_OK = predicted) in the given format on stdout.
+ * policy: the scheduling policy the predictions were made with (the JSON's "policy"), or NULL.
  * pairs_file: "NAME FAST SLOW DESCRIPTION..." lines (missing file: no pairs, a note). png: a
  * scatter plot path or NULL. Returns 0, or WL_EUSAGE when the pairs file or the PNG fails. */
-int vrep_print(const char *arch, const vcase *v, int n, const char *pairs_file, vrep_format fmt,
-               const char *png);
+int vrep_print(const char *arch, const char *policy, const vcase *v, int n,
+               const char *pairs_file, vrep_format fmt, const char *png);
 
 #endif
