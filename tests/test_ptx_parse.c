@@ -685,6 +685,18 @@ static void test_errors(void **state)
 
 /* An instruction the simulator does not model is skipped by the parser and refused when a
  * kernel that reaches it is launched (ptx_check_supported): the file's other kernels run. */
+/* A tensor-core instruction alone in a kernel that declares %r, %f and %rd registers: parsing
+ * fails with status st at its line (9) and a message containing msg. */
+static void tensor_err(const char *insn, wl_status st, const char *msg)
+{
+    char src[1024];
+    snprintf(src, sizeof src,
+             HDR ".entry k()\n{\n.reg .b32 %%r<10>;\n.reg .f32 %%f<10>;\n.reg .b64 %%rd<2>;\n"
+                 "%s;\nret;\n}\n",
+             insn);
+    parse_err(src, strlen(src), st, 9, 1, msg);
+}
+
 /* mma.sync: the four forms parse into shape (mode) and types, print back as written, and check
  * their operands; other mma forms are skipped and refused per kernel like any unsupported
  * instruction. */
@@ -725,7 +737,6 @@ static void test_mma_forms(void **state)
         assert_format(m, f, 0, want);
         ptx_module_free(m);
     }
-    char src[1024];
     /* a wrong count, a 64-bit register, a scalar where a vector belongs */
     static const struct {
         const char *ops, *msg;
@@ -738,11 +749,10 @@ static void test_mma_forms(void **state)
          "operand 4 must be a vector of 4 32-bit registers (d, a, b, c: {4}, {4}, {2}, {4})"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        snprintf(src, sizeof src,
-                 HDR ".entry k()\n{\n.reg .b32 %%r<8>;\n.reg .f32 %%f<8>;\n.reg .b64 %%rd<2>;\n"
-                     "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 %s;\nret;\n}\n",
+        char insn[512];
+        snprintf(insn, sizeof insn, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 %s",
                  bad[i].ops);
-        parse_err(src, strlen(src), WL_EUSAGE, 9, 1, bad[i].msg);
+        tensor_err(insn, WL_EUSAGE, bad[i].msg);
     }
     /* other mma forms: skipped, the kernel refused at its position */
     static const char *const other[] = {
@@ -753,12 +763,8 @@ static void test_mma_forms(void **state)
         "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, "
         "%r3, %r4}, {%r1, %r2, %r3, %r4}, {%f1, %f2, %f3, %f4}, %r1, 0x0",
     };
-    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
-        snprintf(src, sizeof src,
-                 HDR ".entry k()\n{\n.reg .b32 %%r<8>;\n.reg .f32 %%f<8>;\n%s;\nret;\n}\n",
-                 other[i]);
-        parse_err(src, strlen(src), WL_EUNSUPPORTED, 8, 1, "unsupported instruction 'mma.");
-    }
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        tensor_err(other[i], WL_EUNSUPPORTED, "unsupported instruction 'mma.");
 }
 
 /* wmma (m16n16k16, f16/bf16 into f32): the forms nvcuda::wmma writes parse, keep the fragment
@@ -815,7 +821,6 @@ static void test_wmma_forms(void **state)
     assert_int_equal(in->mode, PTX_WMMA_A_COL);
     assert_int_equal(in->type[1], PTX_T_BF16);
     ptx_module_free(m);
-    char src[1024];
     static const struct {
         const char *insn, *msg;
     } bad[] = {
@@ -829,13 +834,8 @@ static void test_wmma_forms(void **state)
          "%f6, %f7, %f0}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}, {%f1, "
          "%f2, %f3, %f4, %f5, %f6, %f7, %f0}", "operand 2 must be a vector of 4 32-bit"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        snprintf(src, sizeof src,
-                 HDR ".entry k()\n{\n.reg .b32 %%r<10>;\n.reg .f32 %%f<10>;\n.reg .b64 %%rd<2>;\n"
-                     "%s;\nret;\n}\n",
-                 bad[i].insn);
-        parse_err(src, strlen(src), WL_EUSAGE, 9, 1, bad[i].msg);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        tensor_err(bad[i].insn, WL_EUSAGE, bad[i].msg);
     static const char *const other[] = {
         "wmma.load.a.sync.aligned.row.m32n8k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, "
         "%r8}, [%rd1], %r9",
@@ -843,12 +843,8 @@ static void test_wmma_forms(void **state)
         "%r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, %r2, %r3, %r4}",
         "wmma.load.a.sync.aligned.row.m16n16k8.global.tf32 {%r1, %r2, %r3, %r4}, [%rd1], %r9",
     };
-    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
-        snprintf(src, sizeof src,
-                 HDR ".entry k()\n{\n.reg .b32 %%r<10>;\n.reg .b64 %%rd<2>;\n%s;\nret;\n}\n",
-                 other[i]);
-        parse_err(src, strlen(src), WL_EUNSUPPORTED, 8, 1, "unsupported instruction 'wmma.");
-    }
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        tensor_err(other[i], WL_EUNSUPPORTED, "unsupported instruction 'wmma.");
 }
 
 static void test_unsupported_deferred(void **state)
