@@ -39,4 +39,35 @@ static void mb_hex_out(const void *dev, size_t words)
     free(h);
 }
 
+// One launch of a tile kernel k(A, B, C, D, n) (or k(A, B, C, D, *s, n) when s is given): A, B
+// and C made from specs, D zeroed, `words` 32-bit words of D per tile, 128 threads per block,
+// one warp per tile; prints its JSON object under key: the launch, the specs, s when given,
+// and D as hex.
+static void mb_tile_run(mb_json *j, const char *key, const void *k, const char *as,
+                        const char *bs, const char *cs, const float *s, int tiles, int words)
+{
+    size_t na, nb, nc;
+    void *A = mb_fill_device(as, &na), *B = mb_fill_device(bs, &nb);
+    void *C = mb_fill_device(cs, &nc);
+    float *D, sv = s ? *s : 0.f;
+    MB_CHECK(cudaMalloc(&D, (size_t)tiles * words * 4));
+    MB_CHECK(cudaMemset(D, 0, (size_t)tiles * words * 4));
+    int block = 128, grid = (tiles * 32 + block - 1) / block, n = tiles;
+    void *args5[] = {&A, &B, &C, &D, &n}, *args6[] = {&A, &B, &C, &D, &sv, &n};
+    MB_CHECK(cudaLaunchKernel(k, dim3(grid), dim3(block), s ? args6 : args5, 0, 0));
+    MB_CHECK(cudaDeviceSynchronize());
+    mb_key(j, key);
+    printf("{\"grid\": %d, \"block\": %d, \"tiles\": %d, \"a\": \"%s\", \"b\": \"%s\", "
+           "\"c\": \"%s\", ", grid, block, tiles, as, bs, cs);
+    if (s)
+        printf("\"s\": %.9g, ", (double)*s);
+    printf("\"d_hex\": \"");
+    mb_hex_out(D, (size_t)tiles * words);
+    printf("\"}");
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaFree(D);
+}
+
 #endif

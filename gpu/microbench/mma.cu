@@ -13,47 +13,31 @@
 #include "../../tests/data/mma/mma_kernels.cu"
 #include "mb_argspec.cuh"
 
-static void run(mb_json *j, const char *key, const void *k, const char *as, const char *bs,
-                const char *cs, int tiles)
-{
-    size_t na, nb, nc;
-    void *A = mb_fill_device(as, &na), *B = mb_fill_device(bs, &nb);
-    void *C = mb_fill_device(cs, &nc);
-    float *D;
-    MB_CHECK(cudaMalloc(&D, (size_t)tiles * 128 * 4));
-    MB_CHECK(cudaMemset(D, 0, (size_t)tiles * 128 * 4));
-    int block = 128, grid = (tiles * 32 + block - 1) / block, n = tiles;
-    void *args[] = {&A, &B, &C, &D, &n};
-    MB_CHECK(cudaLaunchKernel(k, dim3(grid), dim3(block), args, 0, 0));
-    MB_CHECK(cudaDeviceSynchronize());
-    mb_key(j, key);
-    printf("{\"grid\": %d, \"block\": %d, \"tiles\": %d, \"a\": \"%s\", \"b\": \"%s\", "
-           "\"c\": \"%s\", \"d_hex\": \"", grid, block, tiles, as, bs, cs);
-    mb_hex_out(D, (size_t)tiles * 128);
-    printf("\"}");
-    cudaFree(A);
-    cudaFree(B);
-    cudaFree(C);
-    cudaFree(D);
-}
-
 int main()
 {
     const int t = 64; /* tiles: 64 warps, 16 blocks of 128 threads */
     mb_begin("mma");
     mb_json j = {1};
-    run(&j, "f16_int", (const void *)mma_f16, "f16[16384]:affine(7,3,9)",
-        "f16[8192]:affine(5,1,7)", "f32[8192]:affine(3,2,11)", t);
-    run(&j, "f16_random", (const void *)mma_f16, "f16[16384]:random(-2,2,1)",
-        "f16[8192]:random(-2,2,2)", "f32[8192]:random(-1,1,3)", t);
-    run(&j, "bf16_int", (const void *)mma_bf16, "bf16[16384]:affine(7,3,9)",
-        "bf16[8192]:affine(5,1,7)", "f32[8192]:affine(3,2,11)", t);
-    run(&j, "bf16_random", (const void *)mma_bf16, "bf16[16384]:random(-2,2,4)",
-        "bf16[8192]:random(-2,2,5)", "f32[8192]:random(-1,1,6)", t);
-    run(&j, "f16_k8_int", (const void *)mma_f16_k8, "f16[8192]:affine(7,3,9)",
-        "f16[4096]:affine(5,1,7)", "f32[8192]:affine(3,2,11)", t);
-    run(&j, "f16_k8_random", (const void *)mma_f16_k8, "f16[8192]:random(-2,2,7)",
-        "f16[4096]:random(-2,2,8)", "f32[8192]:random(-1,1,9)", t);
+    const struct {
+        const char *key;
+        const void *k;
+        const char *a, *b, *c;
+    } runs[] = {
+        {"f16_int", (const void *)mma_f16, "f16[16384]:affine(7,3,9)", "f16[8192]:affine(5,1,7)",
+         "f32[8192]:affine(3,2,11)"},
+        {"f16_random", (const void *)mma_f16, "f16[16384]:random(-2,2,1)",
+         "f16[8192]:random(-2,2,2)", "f32[8192]:random(-1,1,3)"},
+        {"bf16_int", (const void *)mma_bf16, "bf16[16384]:affine(7,3,9)",
+         "bf16[8192]:affine(5,1,7)", "f32[8192]:affine(3,2,11)"},
+        {"bf16_random", (const void *)mma_bf16, "bf16[16384]:random(-2,2,4)",
+         "bf16[8192]:random(-2,2,5)", "f32[8192]:random(-1,1,6)"},
+        {"f16_k8_int", (const void *)mma_f16_k8, "f16[8192]:affine(7,3,9)",
+         "f16[4096]:affine(5,1,7)", "f32[8192]:affine(3,2,11)"},
+        {"f16_k8_random", (const void *)mma_f16_k8, "f16[8192]:random(-2,2,7)",
+         "f16[4096]:random(-2,2,8)", "f32[8192]:random(-1,1,9)"},
+    };
+    for (const auto &r : runs) /* D: 16 x 8 f32 per tile */
+        mb_tile_run(&j, r.key, r.k, r.a, r.b, r.c, NULL, t, 128);
     const struct {
         const char *name;
         const void *k;

@@ -29,30 +29,6 @@ static void layout_run(mb_json *j, const char *key, const void *k, const char *s
     cudaFree(out);
 }
 
-static void tile_run(mb_json *j, const char *key, const void *k, const char *as, const char *bs,
-                     const char *cs, float s, int tiles)
-{
-    size_t na, nb, nc;
-    void *A = mb_fill_device(as, &na), *B = mb_fill_device(bs, &nb);
-    void *C = mb_fill_device(cs, &nc);
-    float *D;
-    MB_CHECK(cudaMalloc(&D, (size_t)tiles * 256 * 4));
-    MB_CHECK(cudaMemset(D, 0, (size_t)tiles * 256 * 4));
-    int block = 128, grid = (tiles * 32 + block - 1) / block, n = tiles;
-    void *args[] = {&A, &B, &C, &D, &s, &n};
-    MB_CHECK(cudaLaunchKernel(k, dim3(grid), dim3(block), args, 0, 0));
-    MB_CHECK(cudaDeviceSynchronize());
-    mb_key(j, key);
-    printf("{\"grid\": %d, \"block\": %d, \"tiles\": %d, \"a\": \"%s\", \"b\": \"%s\", "
-           "\"c\": \"%s\", \"s\": %.9g, \"d_hex\": \"", grid, block, tiles, as, bs, cs, (double)s);
-    mb_hex_out(D, (size_t)tiles * 256);
-    printf("\"}");
-    cudaFree(A);
-    cudaFree(B);
-    cudaFree(C);
-    cudaFree(D);
-}
-
 int main()
 {
     mb_begin("wmma");
@@ -85,7 +61,7 @@ int main()
          "bf16[8192]:random(-2,2,14)", "f32[8192]:random(-1,1,15)", 1.f},
     };
     for (const auto &r : runs)
-        tile_run(&j, r.key, r.k, r.a, r.b, r.c, r.s, t);
+        mb_tile_run(&j, r.key, r.k, r.a, r.b, r.c, &r.s, t, 256); /* D: 16 x 16 f32 */
     {
         size_t na, nb;
         const char *as = "f16[1024]:random(-1,1,16)", *bs = "f16[1024]:random(-1,1,17)";
