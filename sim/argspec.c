@@ -572,6 +572,37 @@ static uint64_t random_bits(const argspec *a, uint64_t i)
     return float_bits(a->type, x);
 }
 
+/* The two commonest fillings, f32 and 32-bit integers drawn from a range, with random_bits'
+ * arithmetic hoisted out of the loop and 4-byte stores (the host is little-endian, as
+ * cmd_run assumes): the same bytes (checked against the loop below on every range form),
+ * in half the time (co_stride32's 64 M-word input: 0.32 -> 0.16 s of host time; it was 0.4 s
+ * of a 5 s run). 0 when the spec is another form. */
+static int fill_random32(const argspec *a, uint8_t *p, uint64_t n)
+{
+    if (a->init != ARGSPEC_INIT_RANDOM || !a->has_range)
+        return 0;
+    if (a->type == ARGSPEC_F32) {
+        const double lo = a->lo.f, span = a->hi.f - a->lo.f;
+        const float hi = (float)a->hi.f, below = nextafterf(hi, -INFINITY);
+        for (uint64_t i = 0; i < n; i++) {
+            double u = (double)(splitmix64_at(a->seed, i) >> 11) * (1.0 / 9007199254740992.0);
+            float f = (float)(lo + span * u);
+            f = f >= hi ? below : f;
+            memcpy(p + 4 * i, &f, 4);
+        }
+        return 1;
+    }
+    if (a->type == ARGSPEC_U32 || a->type == ARGSPEC_S32) {
+        const uint64_t lo = a->lo.u, span = a->hi.u - a->lo.u + 1; /* never 0 for 32 bits */
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t v = (uint32_t)(lo + mulhi64(splitmix64_at(a->seed, i), span));
+            memcpy(p + 4 * i, &v, 4);
+        }
+        return 1;
+    }
+    return 0;
+}
+
 wl_status argspec_fill(const argspec *a, void *dst, diag_t *d)
 {
     if (!a || !dst || (unsigned)a->type >= NTYPES || a->count == 0)
@@ -594,6 +625,8 @@ wl_status argspec_fill(const argspec *a, void *dst, diag_t *d)
         }
         return WL_OK;
     }
+    if (fill_random32(a, p, n))
+        return WL_OK;
     for (uint64_t i = 0; i < n; i++, p += es) {
         uint64_t bits;
         if (a->init == ARGSPEC_INIT_IOTA)
