@@ -615,13 +615,12 @@ static void test_cli_errors(void **state)
          "not a non-negative integer"},
         {{"--arch", "h200", "--block", "256"}, "--regs"},
         {{"--arch", "h200", "--regs", "32"}, "--block"},
-        {{"--block", "256", "--regs", "32"}, "--arch"},
         {{"--arch", "h200", "--block", "256", "--regs", "32", "--bogus"}, "unknown option"},
         {{"--arch", "h200", "--block"}, "needs a value"},
         {{"--arch", "h200", "--batch", "/nonexistent.csv"}, "cannot read"},
         {{"--arch", "h200", "--block", "256", "--regs", "32", "--carveout", "101"},
          "carveout"},
-        {{"/nonexistent.ptx", "--arch", "h200"}, "--kernel"},
+        {{"/nonexistent.ptx", "--arch", "h200"}, "cannot open"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *argv[12] = {"occupancy"};
@@ -725,6 +724,24 @@ static void test_cli_ptx(void **state)
                                 "--regs", "40", "--block", "96", NULL),
                      0);
     assert_non_null(strstr(r.out, "40 registers (option)"));
+    tu_free(&r);
+    /* without --kernel (the file's only one) and --arch (h200, as for run) */
+    assert_int_equal(tu_warplab(&r, "occupancy", path, "--regs", "40", "--block", "96", NULL), 0);
+    assert_non_null(strstr(r.out, "kernel k: 40 registers (option)"));
+    assert_non_null(strstr(r.out, "h200 (NVIDIA H200"));
+    tu_free(&r);
+    /* two kernels: which one? */
+    char two[256];
+    snprintf(two, sizeof two, "%s/k2.ptx", dir);
+    f = fopen(two, "w");
+    assert_non_null(f);
+    fputs(".version 8.0\n.target sm_90\n.address_size 64\n"
+          ".visible .entry k()\n{\n ret;\n}\n.visible .entry k2()\n{\n ret;\n}\n",
+          f);
+    fclose(f);
+    assert_int_equal(tu_warplab(&r, "occupancy", two, "--regs", "40", NULL), 1);
+    assert_non_null(strstr(r.err, "missing --kernel NAME: "));
+    assert_non_null(strstr(r.err, "k2.ptx has 2 kernels: k, k2"));
     tu_free(&r);
     if (ptxas_available()) { /* a kernel name ptxas did not report */
         assert_int_equal(tu_warplab(&r, "occupancy", path, "--kernel", "nope", "--arch", "h200",

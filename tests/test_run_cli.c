@@ -73,7 +73,8 @@ static void test_usage_errors(void **state)
 #define SAXPY ptx, "--kernel", "saxpy"
 #define SAXPY_ARGS "--arg", "s32:4", "--arg", "f32:2", "--arg", "f32[4]:iota", "--arg", "f32[4]:zeros"
     E("missing KERNEL.ptx", "--kernel", "saxpy");
-    E("missing --kernel NAME", ptx, "--grid", "1", "--block", "32");
+    E("missing --kernel NAME: ", ptx, "--grid", "1", "--block", "32");
+    E("run_kernels.ptx has 8 kernels: saxpy, widths", ptx, "--grid", "1", "--block", "32");
     E("missing --grid", SAXPY, "--block", "32");
     E("missing --block", SAXPY, "--grid", "1");
     E("more than one PTX file", SAXPY, "other.ptx", "--grid", "1", "--block", "32");
@@ -718,6 +719,32 @@ static void test_sched_order_h200(void **state)
     free(mj);
 }
 
+/* Without --kernel, a file's only kernel runs (a one-kernel .cu needs no name): the same JSON
+ * as with it; a file of several kernels is a usage error naming them (test_usage_errors). */
+static void test_only_kernel(void **state)
+{
+    (void)state;
+    const char *ptx = tu_path("gpu/ptx/latency.ptx");
+    tu_result a, b;
+    expect(&a, 0, NULL, "run", ptx, "--grid", "2", "--block", "64", "--arg", "f32[256]:iota",
+           "--arg", "f32[256]:zeros", "--arg", "s32:256", "--json", NULL);
+    expect(&b, 0, NULL, "run", ptx, "--kernel", "lat_copy", "--grid", "2", "--block", "64",
+           "--arg", "f32[256]:iota", "--arg", "f32[256]:zeros", "--arg", "s32:256", "--json",
+           NULL);
+    cJSON *ja = cJSON_Parse(a.out), *jb = cJSON_Parse(b.out);
+    assert_non_null(ja);
+    assert_non_null(jb);
+    assert_string_equal(cJSON_GetObjectItem(ja, "kernel")->valuestring, "lat_copy");
+    cJSON_DeleteItemFromObject(ja, "sim_seconds");
+    cJSON_DeleteItemFromObject(jb, "sim_seconds");
+    if (!cJSON_Compare(ja, jb, 1))
+        fail_msg("without --kernel:\n%s\nwith it:\n%s", a.out, b.out);
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    tu_free(&a);
+    tu_free(&b);
+}
+
 /* KERNEL.cu: compiled with nvcc first (run and occupancy), or a clear error without nvcc. */
 static void test_cuda_source(void **state)
 {
@@ -1173,6 +1200,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_only_kernel),
         cmocka_unit_test(test_json_keys),
         cmocka_unit_test(test_dump_saxpy),
         cmocka_unit_test(test_scalar_widths),

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "occupancy.h"
 #include "cudac.h"
+#include "ptx.h"
 #include "ptxas.h"
 
 #define CMD "occupancy"
@@ -24,6 +25,7 @@
 
 typedef struct {
     const char *arch, *batch, *ptx, *kernel;
+    char only[256]; /* the file's only kernel, when --kernel is left out */
     int block, regs, smem, static_smem, carveout, barriers;
     int json, suggest;
 } occ_opts;
@@ -34,13 +36,13 @@ static void usage(FILE *f)
             "usage: warplab occupancy --arch NAME --block B --regs R [--smem BYTES] [--json] "
             "[--suggest]\n"
             "       warplab occupancy --arch NAME --batch FILE.csv\n"
-            "       warplab occupancy KERNEL.ptx --kernel NAME --arch NAME [--block B] [--regs R]\n"
+            "       warplab occupancy KERNEL.ptx [--kernel NAME] --arch NAME [--block B] [--regs R]\n"
             "\n"
             "Blocks and warps that fit on one SM, as cudaOccupancyMaxActiveBlocksPerMultiprocessor\n"
             "computes them, which resource limits them, and how occupancy changes with the block\n"
             "size, the registers per thread and the shared memory per block.\n"
             "\n"
-            "  --arch NAME         GPU description (warplab arch list)\n"
+            "  --arch NAME         GPU description (warplab arch list; default h200, as for run)\n"
             "  --block B           threads per block, 1..1024\n"
             "  --regs R            registers per thread as ptxas reports them, 1..255\n"
             "  --smem BYTES        dynamic shared memory per block (K suffix = x1024); above 48 KB\n"
@@ -54,7 +56,8 @@ static void usage(FILE *f)
             "                      carveout); one JSON object per row on stdout\n"
             "  KERNEL.ptx --kernel NAME   registers and static shared memory from ptxas -v;\n"
             "                      --regs overrides; block = --block, else --suggest's, else 256;\n"
-            "                      KERNEL.cu: compiled first with nvcc -ptx (when nvcc is here)\n");
+            "                      KERNEL.cu: compiled first with nvcc -ptx (when nvcc is here);\n"
+            "                      --kernel may be left out when the file holds one kernel\n");
 }
 
 /* A non-negative integer with an optional K suffix; -1 when malformed. */
@@ -427,17 +430,50 @@ static int run_batch(const arch_t *a, const char *path)
 
 /* Registers and static shared memory from ptxas for KERNEL.ptx (KERNEL.cu: its PTX, made by
  * nvcc); --regs overrides. */
-static int from_ptx(const occ_opts *o, const arch_t *a, occ_input *in, const char **regs_src,
+/* Without --kernel: the name of the only kernel in `ptx` into o->only (o->kernel points there);
+ * a usage error naming them when there are several, or none. */
+static int only_kernel(occ_opts *o, const char *ptx)
+{
+    diag_t d;
+    diag_clear(&d);
+    ptx_module *m = NULL;
+    if (ptx_parse_file(ptx, &m, &d) != WL_OK)
+        return cli_report(&d);
+    int n = 0;
+    char list[512] = "";
+    size_t len = 0;
+    for (uint32_t i = 0; i < m->nfuncs; i++) {
+        const ptx_func *g = &m->funcs[i];
+        if (!g->is_entry || g->is_decl)
+            continue;
+        if (n++ == 0)
+            snprintf(o->only, sizeof o->only, "%s", g->name);
+        if (len < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                    g->name);
+    }
+    ptx_module_free(m);
+    if (n != 1)
+        return cli_usage_error(CMD, "missing --kernel NAME: %s has %d kernels%s%s", o->ptx, n,
+                               n ? ": " : "", list);
+    o->kernel = o->only;
+    return WL_OK;
+}
+
+static int from_ptx(occ_opts *o, const arch_t *a, occ_input *in, const char **regs_src,
                     ptxas_info *info, int *ran)
 {
-    if (!o->kernel)
-        return cli_usage_error(CMD, "%s: --kernel NAME is required with a PTX file", o->ptx);
     diag_t d;
     diag_clear(&d);
     cudac_out cu;
     memset(&cu, 0, sizeof cu);
     if (cudac_is_source(o->ptx) && cudac_compile_or_say(CMD, o->ptx, a->sm_target, &cu))
         return WL_EUSAGE;
+    int rc = o->kernel ? WL_OK : only_kernel(o, cu.ptx[0] ? cu.ptx : o->ptx);
+    if (rc != WL_OK) {
+        cudac_remove(&cu);
+        return rc;
+    }
     wl_status st = ptxas_query_info(cu.ptx[0] ? cu.ptx : o->ptx, o->kernel, a->sm_target, info, &d);
     if (st == WL_OK || st == PTXAS_ENOTFOUND)
         cudac_remove(&cu);
@@ -474,8 +510,8 @@ int cmd_occupancy(int argc, char **argv)
     occ_opts o;
     if (parse_opts(argc, argv, &o) != WL_OK)
         return WL_EUSAGE;
-    if (!o.arch)
-        return cli_usage_error(CMD, "--arch NAME is required (see: warplab arch list)");
+    if (!o.arch) /* as `warplab run` */
+        o.arch = "h200";
     arch_t a;
     diag_t d;
     diag_clear(&d);

@@ -48,7 +48,8 @@ static const char usage[] =
     "\n"
     "Runs one kernel launch on the simulated GPU, cycle by cycle (docs/model.md). KERNEL.cu\n"
     "instead of KERNEL.ptx: compiled first with nvcc -ptx -arch=<the arch's sm> -lineinfo\n"
-    "($NVCC, else nvcc on the PATH; an error without one).\n"
+    "($NVCC, else nvcc on the PATH; an error without one). --kernel may be left out when the\n"
+    "file holds one kernel.\n"
     "--arg SPEC, one per kernel parameter, in order:\n"
     "  scalar TYPE:VALUE           u32:42  s32:-1  f32:2.0  (TYPE u8 s8 u16 s16 u32 s32 u64 s64 f32\n"
     "                              f64 f16 bf16; f16/bf16 also fill a __half/__nv_bfloat16 by value)\n"
@@ -253,8 +254,6 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         return cli_usage_error(CMD, "missing KERNEL.ptx");
     if (o->spills && o->no_spills)
         return cli_usage_error(CMD, "--spills and --no-spills together");
-    if (!o->kernel)
-        return cli_usage_error(CMD, "missing --kernel NAME");
     if (!o->grid_s)
         return cli_usage_error(CMD, "missing --grid X[,Y[,Z]]");
     if (!o->block_s)
@@ -325,12 +324,25 @@ static int kernel_list(const ptx_module *m, const char *name, char *list, size_t
  * on o->kernel is the PTX's name. */
 static int find_kernel(run_opts *o, run_state *s)
 {
+    char list[1024];
+    if (!o->kernel) { /* without --kernel: the module's only kernel, as a one-kernel .cu has */
+        int n = kernel_list(s->mod, NULL, list, sizeof list);
+        for (uint32_t i = 0; n == 1 && i < s->mod->nfuncs; i++) {
+            const ptx_func *g = &s->mod->funcs[i];
+            if (g->is_entry && !g->is_decl) {
+                s->fn = g;
+                o->kernel = g->name;
+                return WL_OK;
+            }
+        }
+        return cli_usage_error(CMD, "missing --kernel NAME: %s has %d kernels%s%s", o->ptx, n,
+                               n ? ": " : "", list);
+    }
     const ptx_func *f = ptx_find_func(s->mod, o->kernel);
     if (f && f->is_entry && !f->is_decl) {
         s->fn = f;
         return WL_OK;
     }
-    char list[1024];
     if (!f) {
         int n = kernel_list(s->mod, o->kernel, list, sizeof list);
         if (n > 1)
