@@ -10,4 +10,5 @@
 #include "../kernels/reduction.cu"
 #include "../kernels/scheduling.cu"
 #include "../kernels/syncwarp.cu"
+#include "../kernels/tensor_gemm.cu"
 #include "../kernels/warp_spec.cu"

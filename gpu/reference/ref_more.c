@@ -1,9 +1,10 @@
-/* reference: CPU versions of coalescing.cu, bank_conflicts.cu, scheduling.cu, warp_spec.cu and
- * syncwarp.cu (one function per kernel; see reference.h). */
+/* reference: CPU versions of coalescing.cu, bank_conflicts.cu, scheduling.cu, warp_spec.cu,
+ * syncwarp.cu and tensor_gemm.cu (one function per kernel; see reference.h). */
 #include "reference.h"
 #include "wl_math.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int ref_is_1d(const cases_case *c)
@@ -264,4 +265,70 @@ wl_status ref_its_warp_sum(const cases_case *c, cases_arg *a, diag_t *d)
         out[w] = s;
     }
     return WL_OK;
+}
+
+/* x rounded to the nearest f16 value, ties to even (__float2half_rn): 11 significant bits,
+ * spacing 2^-24 below f16's normal range, infinity past its largest finite value 65504. */
+static float ref_f16(float x)
+{
+    if (!isfinite(x) || x == 0.0f)
+        return x;
+    int e;
+    frexpf(x, &e); /* x = m 2^e, 0.5 <= |m| < 1 */
+    int q = e - 11 < -24 ? -24 : e - 11;
+    float r = ldexpf(rintf(ldexpf(x, -q)), q); /* exact scalings; rintf rounds to even */
+    return fabsf(r) > 65504.0f ? copysignf(INFINITY, x) : r;
+}
+
+/* tc_gemm / tc_gemm_db (tensor_gemm.cu): C = A x B, n x n row-major, A and B rounded to f16
+ * as the kernels store them, the products summed in double and rounded once. The tensor cores
+ * add in their own order with f32 sums: the same result exactly when every partial sum is exact
+ * in f32 (the cases' small-integer inputs), else within a few f32 ulps per step. */
+static wl_status ref_tc(const cases_case *c, cases_arg *a, diag_t *d)
+{
+    int32_t n = ref_i32(a, 3);
+    if (n <= 0 || n % 32 != 0 || c->grid[0] != (unsigned)n / 32 ||
+        c->grid[1] != (unsigned)n / 32 || c->grid[2] != 1 || c->block[0] != 128 ||
+        c->block[1] != 1 || c->block[2] != 1)
+        return ref_fail(c, d, "needs n a positive multiple of 32, grid (n/32, n/32), block 128");
+    uint64_t nn = (uint64_t)n * (uint64_t)n;
+    if (ref_need(c, a, 0, nn, d) || ref_need(c, a, 1, nn, d) || ref_need(c, a, 2, nn, d))
+        return WL_EUSAGE;
+    const float *A = (const float *)a[0].p, *B = (const float *)a[1].p;
+    float *C = (float *)a[2].p;
+    float *bt = (float *)malloc(nn * sizeof *bt); /* B rounded and transposed: rows in order */
+    if (!bt)
+        return ref_fail(c, d, "out of host memory");
+    for (uint64_t k = 0; k < (uint64_t)n; ++k)
+        for (uint64_t j = 0; j < (uint64_t)n; ++j)
+            bt[j * (uint64_t)n + k] = ref_f16(B[k * (uint64_t)n + j]);
+    float *ar = (float *)malloc((size_t)n * sizeof *ar);
+    if (!ar) {
+        free(bt);
+        return ref_fail(c, d, "out of host memory");
+    }
+    for (uint64_t i = 0; i < (uint64_t)n; ++i) {
+        for (uint64_t k = 0; k < (uint64_t)n; ++k)
+            ar[k] = ref_f16(A[i * (uint64_t)n + k]);
+        for (uint64_t j = 0; j < (uint64_t)n; ++j) {
+            const float *b = bt + j * (uint64_t)n;
+            double s = 0.0;
+            for (uint64_t k = 0; k < (uint64_t)n; ++k)
+                s += (double)ar[k] * (double)b[k];
+            C[i * (uint64_t)n + j] = (float)s;
+        }
+    }
+    free(ar);
+    free(bt);
+    return WL_OK;
+}
+
+wl_status ref_tc_gemm(const cases_case *c, cases_arg *a, diag_t *d)
+{
+    return ref_tc(c, a, d);
+}
+
+wl_status ref_tc_gemm_db(const cases_case *c, cases_arg *a, diag_t *d)
+{
+    return ref_tc(c, a, d);
 }

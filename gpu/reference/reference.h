@@ -54,7 +54,7 @@ wl_status ref_fail(const cases_case *c, diag_t *d, const char *what);
     X(co_offset, "FFii") X(bk_transpose32, "FFii") X(bk_transpose33, "FFii")              \
     X(bk_stride, "UUii") X(bk_double, "DDii") X(sched_uniform, "Ui")                      \
     X(sched_uneven, "Ui") X(ws_pipeline, "UUiii") X(ws_plain, "UUii") X(its_swap, "UUi")  \
-    X(its_warp_sum, "UU")
+    X(its_warp_sum, "UU") X(tc_gemm, "FFFi") X(tc_gemm_db, "FFFi")
 
 #define REF_DECLARE(name, params) wl_status ref_##name(const cases_case *c, cases_arg *a, diag_t *d);
 REF_KERNELS(REF_DECLARE)
