@@ -19,16 +19,22 @@ DIR = os.path.join(ROOT, "gpu", "measured", "h200", "ncu-counts")
 
 
 def ncu_counts():
-    order = [l.strip() for l in open(os.path.join(DIR, "ncu-order.txt")) if l.strip()]
+    """DIR's run, then each subfolder's (a later run of cases added since: ncu-counts.sh OUT
+    CASEFILE); a case counted twice keeps the later count."""
     rows = {}
-    with open(os.path.join(DIR, "ncu-counts.csv")) as f:
-        lines = [l for l in f if l.startswith('"')]
-    for r in csv.DictReader(lines):
-        if not r["ID"].isdigit():
-            continue
-        i = int(r["ID"])
-        v = r["Metric Value"].replace(",", "")
-        rows.setdefault(order[i], {})[r["Metric Name"]] = float(v)
+    subs = sorted(d for d in os.listdir(DIR) if os.path.isdir(os.path.join(DIR, d)))
+    for d in [DIR] + [os.path.join(DIR, s) for s in subs]:
+        order = [l.strip() for l in open(os.path.join(d, "ncu-order.txt")) if l.strip()]
+        run = {}
+        with open(os.path.join(d, "ncu-counts.csv")) as f:
+            lines = [l for l in f if l.startswith('"')]
+        for r in csv.DictReader(lines):
+            if not r["ID"].isdigit():
+                continue
+            i = int(r["ID"])
+            v = r["Metric Value"].replace(",", "")
+            run.setdefault(order[i], {})[r["Metric Name"]] = float(v)
+        rows.update(run)
     return rows
 
 

@@ -31,7 +31,7 @@ def run(*extra):
 
 
 text = run()
-if f"\n{len(names)} cases;" not in text or len(names) != 51:
+if f"\n{len(names)} cases;" not in text or len(names) != 53:  # 51 of 2026-12-03, the two tc_ of 2026-12-04 (a subfolder)
     sys.exit(f"wanted all {len(names)} cases of gpu/cases.txt counted:\n{text}")
 rows = {l.split()[0]: l.split() for l in text.splitlines()[1:] if l and l.split()[0] in model}
 # H200 SASS counts: co_stride1 10,485,760; bk_double1 46,244,352; ws_plain 27,658,752
@@ -45,4 +45,4 @@ if "not_measured" in text:
 md = run("--markdown")
 if "| ws_plain | 20,904,576 | 27,658,752 | 0.76 | 1,081,344 |" not in md:
     sys.exit("markdown row of ws_plain:\n" + md)
-print("ncu-counts.py: 51 cases, known counts and ratios")
+print(f"ncu-counts.py: {len(names)} cases, known counts and ratios")

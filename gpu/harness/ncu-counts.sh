@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Nsight Compute counts of every case of gpu/cases.txt, one launch each (wl-harness --ncu):
-#   bash gpu/harness/ncu-counts.sh OUTDIR
+#   bash gpu/harness/ncu-counts.sh OUTDIR [CASEFILE]   (CASEFILE: those cases instead; its
+#   output goes into a subfolder of gpu/measured/h200/ncu-counts/, which scripts/ncu-counts.py
+#   reads after the folder's own run)
 # Builds wl-harness (make -C gpu/harness), then runs ncu --clock-control none over all cases
 # with the SASS warp instructions executed (smsp__inst_executed.sum), the SM active cycles, the
 # kernel duration, the global load/store warp instructions (SASS) and the DRAM and L2 sector
@@ -11,7 +13,8 @@ set -uo pipefail
 export PATH=$PATH:/usr/local/cuda/bin
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-out=${1:?usage: ncu-counts.sh OUTDIR}
+out=${1:?usage: ncu-counts.sh OUTDIR [CASEFILE]}
+cases=${2:-$root/gpu/cases.txt}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 log=$out/ncu-counts.log
@@ -22,7 +25,7 @@ metrics=$metrics,sm__sass_inst_executed_op_global_ld.sum,sm__sass_inst_executed_
 metrics=$metrics,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum
 metrics=$metrics,lts__t_sectors_op_write.sum
 d=$(mktemp -d)
-ncu --clock-control none --csv --metrics "$metrics" "$here/wl-harness" --cases "$root/gpu/cases.txt" \
+ncu --clock-control none --csv --metrics "$metrics" "$here/wl-harness" --cases "$cases" \
     --out "$d" --ncu > "$out/ncu-counts.csv" 2>> "$log"
 rc=$?
 cp "$d/ncu-order.txt" "$out/ncu-order.txt" 2>/dev/null
