@@ -61,9 +61,17 @@ uint64_t semf_round(double x, int tiny, semf_fmt fmt, semf_rnd r)
         sbit = (uint64_t)neg << (f->mbits + f->ebits);
         return sbit | (rounds_away(r, neg) ? 1 : 0);
     }
+    /* |x| = m * 2^e with 2^52 <= m < 2^53, so |x| = fr * 2^E with fr in [0.5, 1): read from a
+     * normal double's bits (the significand with its hidden bit), frexp for a subnormal */
     int E;
-    double fr = frexp(fabs(x), &E); /* |x| = fr * 2^E, fr in [0.5, 1) */
-    uint64_t m = (uint64_t)ldexp(fr, 53);
+    uint64_t xb = semf_bits64(x), m;
+    if ((xb >> 52 & 0x7ff) != 0) {
+        E = (int)(xb >> 52 & 0x7ff) - 1022;
+        m = (xb & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
+    } else {
+        double fr = frexp(fabs(x), &E);
+        m = (uint64_t)ldexp(fr, 53);
+    }
     int e = E - 53; /* |x| = m * 2^e */
     int emin = 1 - f->bias;
     int uexp = (E - 1 < emin ? emin : E - 1) - f->mbits; /* exponent of the target's ulp */

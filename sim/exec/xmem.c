@@ -121,6 +121,41 @@ static uint8_t *xlate(exec_block *b, int warp, int l, const xinsn *in, int *spac
     }
 }
 
+/* Lane l's access of size bytes at *addr when it is in bounds of one space (generic resolved as
+ * xlate does; *space and *addr updated likewise), else NULL without a fault: the caller then
+ * translates element by element (xlate) and reports the fault there. Alignment is the caller's. */
+static uint8_t *span(exec_block *b, int warp, int l, int *space, uint64_t *addr, uint64_t size,
+                     int write)
+{
+    const exec_prog *p = b->p;
+    uint64_t a = *addr;
+    if (*space == XS_GENERIC) {
+        if (a - EXEC_SHARED_WINDOW < EXEC_WINDOW_SIZE) {
+            *space = XS_SHARED;
+            a -= EXEC_SHARED_WINDOW;
+        } else if (a - EXEC_LOCAL_WINDOW < EXEC_WINDOW_SIZE) {
+            *space = XS_LOCAL;
+            a -= EXEC_LOCAL_WINDOW;
+        } else if (a + size <= EXEC_SHARED_WINDOW || a >= EXEC_LOCAL_WINDOW + EXEC_WINDOW_SIZE) {
+            *space = XS_GLOBAL;
+        } else {
+            return NULL;
+        }
+        *addr = a;
+    }
+    switch (*space) {
+    case XS_GLOBAL: return devmem_translate(p->mem, a, size);
+    case XS_SHARED: return a < p->smem_bytes && size <= p->smem_bytes - a ? b->smem + a : NULL;
+    case XS_LOCAL:
+        return a < p->local_bytes && size <= p->local_bytes - a
+                   ? b->w[warp].local + (size_t)l * p->local_bytes + a
+                   : NULL;
+    case XS_KPARAM: return !write && a < p->params_size && size <= p->params_size - a
+                               ? p->params + a : NULL;
+    default: return NULL;
+    }
+}
+
 static uint64_t load_le(const uint8_t *h, uint32_t n)
 {
     uint64_t v = 0;
@@ -399,17 +434,28 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
     if (form != XW_NONE)
         for (int l = 0; l < 32; l++)
             ad[l] = base + (R ? R[l] : N ? N[l] : 0);
-    if (nv == 1 && esz == 4 && v->kind == XO_SLOT && v->slot >= 0 && v->bits >= 32 && !sgn) {
+    if (nv == 1 && esz <= 4 && v->kind == XO_SLOT && v->slot >= 0 && v->bits >= 8 * esz &&
+        !sgn) { /* one element into a register at least as wide, zero-extended */
         for (int l = 0; l < 32; l++) {
             if (!((m >> l) & 1))
                 continue;
             uint8_t *h = h0 + (ad[l] - shift - lo) + stride * (size_t)l;
             if (store) {
                 uint32_t x = (uint32_t)xslot_get(regs, v->slot, v->nw, l);
-                memcpy(h, &x, 4);
+                if (esz == 4)
+                    memcpy(h, &x, 4);
+                else if (esz == 2)
+                    memcpy(h, &x, 2);
+                else
+                    *h = (uint8_t)x;
             } else {
-                uint32_t x;
-                memcpy(&x, h, 4);
+                uint32_t x = 0;
+                if (esz == 4)
+                    memcpy(&x, h, 4);
+                else if (esz == 2)
+                    memcpy(&x, h, 2);
+                else
+                    x = *h;
                 xslot_put(regs, v->slot, v->nw, l, x);
             }
             if (out)
@@ -707,16 +753,35 @@ static wl_status do_wmma(exec_block *b, int warp, const xinsn *in, uint32_t m,
         ld0 = l == 0 ? ld : ld0;
         /* memory index of matrix position (r, c): row-major r ld + c, column-major c ld + r
          * (for B, r is k and c is n; its `col` layout keeps k contiguous) */
-        uint64_t base = lane_addr(W, regs, a, l);
+        uint64_t base = lane_addr(W, regs, a, l), ea[8], lo = UINT64_MAX, hi = 0, orr = 0;
         for (int i = 0; i < 8; i++) {
             int r, c;
             xwmma_coord(bfrag, l, i, &r, &c);
             uint64_t idx = col ? (uint64_t)c * ld + (uint64_t)r : (uint64_t)r * ld + (uint64_t)c;
-            int space = in->space;
-            uint64_t addr = base + idx * esz;
-            uint8_t *h = xlate(b, warp, l, in, &space, &addr, esz, !load, d, &st);
-            if (!h)
-                return st;
+            ea[i] = base + idx * esz;
+            lo = ea[i] < lo ? ea[i] : lo;
+            hi = ea[i] > hi ? ea[i] : hi;
+            orr |= ea[i];
+        }
+        /* the lane's elements at once when they are aligned and lie in one space's bounds (a
+         * stride that wraps is left to the element-wise translation and its fault) */
+        int sp0 = in->space;
+        uint64_t lo0 = lo;
+        uint8_t *hl = (orr & (esz - 1)) == 0 && hi - lo < (UINT64_C(1) << 32)
+                          ? span(b, warp, l, &sp0, &lo0, hi - lo + esz, !load) : NULL;
+        for (int i = 0; i < 8; i++) {
+            int space = sp0;
+            uint64_t addr = ea[i];
+            uint8_t *h;
+            if (hl) {
+                h = hl + (ea[i] - lo);
+                addr = lo0 + (ea[i] - lo);
+            } else {
+                space = in->space;
+                h = xlate(b, warp, l, in, &space, &addr, esz, !load, d, &st);
+                if (!h)
+                    return st;
+            }
             /* fragment register j holds element j (f32) or elements 2j, 2j + 1 (16-bit); f16 a
              * and b hold them twice, in registers j and j + 4 (a register nothing reads shares
              * the sink slot, so each copy is written from memory, not from the other) */

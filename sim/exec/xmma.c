@@ -25,6 +25,9 @@
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "exec_int.h"
 #include "ptx.h"
@@ -32,15 +35,7 @@
 
 enum { MMA_M = 16, MMA_N = 8, MMA_KMAX = 16 };
 
-/* An input value with its frexp exponent (x = m 2^e, 0.5 <= |m| < 1), read straight from its
- * bits: the adder below needs the exponent of every term, and frexp itself costs a library
- * call per term. */
-typedef struct {
-    double v;
-    int e; /* XM_ZERO for 0, XM_NONFIN for inf and NaN */
-} xterm;
-#define XM_ZERO INT_MIN
-#define XM_NONFIN INT_MAX
+#define XM_LOW (-100000)
 
 /* 2^n for -1022 <= n <= 1023. */
 static inline double pow2(int n)
@@ -51,49 +46,63 @@ static inline double pow2(int n)
     return d;
 }
 
-static int frexp_e(double x) /* subnormal inputs only */
-{
-    int e;
-    (void)frexp(x, &e);
-    return e;
-}
+/* The formats of the inputs: A and B f16 or bf16, C f32. */
+enum { XM_F16, XM_BF16, XM_F32 };
 
-/* f16 or bf16 bits h as a term (exact). */
-static inline xterm half_term(uint32_t h, int bf16)
+/* What term() does for zeros, subnormals, infinities and NaNs. */
+static void term_rare(uint32_t u, int fmt, double *v, int *e, int *nonfin)
 {
-    xterm t;
-    if (bf16) {
-        uint32_t f = h << 16;
+    uint32_t f = fmt == XM_F32 ? u : fmt == XM_BF16 ? u << 16 : 0;
+    int ex = fmt == XM_F16 ? (int)(u >> 10 & 31) : (int)(f >> 23 & 0xff);
+    int top = fmt == XM_F16 ? 31 : 0xff;
+    if (fmt == XM_F16) {
+        double mag = ex == top ? (u & 1023 ? NAN : INFINITY) : (double)(u & 1023) * 0x1p-24;
+        *v = u & 0x8000 ? -mag : mag;
+    } else {
         float x;
         memcpy(&x, &f, sizeof x);
-        t.v = x;
-        uint32_t ex = h >> 7 & 0xff;
-        t.e = ex == 0xff ? XM_NONFIN : ex ? (int)ex - 126 : (h & 0x7f) ? frexp_e(t.v) : XM_ZERO;
-        return t;
+        *v = x;
     }
-    uint32_t ex = h >> 10 & 31, mt = h & 1023;
-    double mag;
-    if (ex == 31) {
-        mag = mt ? NAN : INFINITY;
-        t.e = XM_NONFIN;
-    } else if (ex) {
-        mag = (double)(1024 + mt) * pow2((int)ex - 25);
-        t.e = (int)ex - 14;
-    } else {
-        mag = (double)mt * 0x1p-24;
-        t.e = mt ? frexp_e(mag) : XM_ZERO;
+    if (ex == top) { /* inf or NaN: its elements take the plain sum (xmul_run) */
+        *e = 0;
+        *nonfin = 1;
+    } else if (*v == 0) {
+        *e = XM_LOW;
+    } else { /* subnormal */
+        int fe;
+        (void)frexp(*v, &fe);
+        *e = fe + (fmt == XM_F32);
     }
-    t.v = h & 0x8000 ? -mag : mag;
-    return t;
 }
 
-static inline xterm f32_term(uint32_t u)
+/* An input as the adder takes it: its value (exact in a double) and the exponent of the top of
+ * its window (header): A's and B's frexp exponent, C's plus one; a zero's XM_LOW, so that a
+ * product with a zero factor never holds the largest exponent; an inf's or NaN's 0, with
+ * *nonfin set. Normal numbers (nearly all) straight from their bits: the f32 with the same value
+ * (f16: exponent ex - 15 + 127, its 10 bits on top of the 23). */
+static inline void term(uint32_t u, int fmt, double *v, int *e, int *nonfin)
 {
-    xterm t;
-    t.v = semf_f32(u);
-    uint32_t ex = u >> 23 & 0xff;
-    t.e = ex == 0xff ? XM_NONFIN : ex ? (int)ex - 126 : (u & 0x7fffff) ? frexp_e(t.v) : XM_ZERO;
-    return t;
+    uint32_t f;
+    int normal, ee;
+    if (fmt == XM_F16) {
+        uint32_t ex = u >> 10 & 31;
+        f = (u & 0x8000) << 16 | (ex + 112) << 23 | (u & 1023) << 13;
+        normal = ex - 1u < 30u;
+        ee = (int)ex - 14;
+    } else {
+        f = fmt == XM_BF16 ? u << 16 : u;
+        uint32_t ex = f >> 23 & 0xff;
+        normal = ex - 1u < 254u;
+        ee = (int)ex - 126 + (fmt == XM_F32);
+    }
+    if (!normal) {
+        term_rare(u, fmt, v, e, nonfin);
+        return;
+    }
+    float x;
+    memcpy(&x, &f, sizeof x);
+    *v = x;
+    *e = ee;
 }
 
 /* x (a double with at most 33 significant bits) rounded to f32 toward zero: within f32's
@@ -110,57 +119,110 @@ static inline uint32_t f32_rz(double x)
     return semf_bits32((float)x); /* exact */
 }
 
-/* The operands of one multiply, as separate arrays of values and exponents (the loops over k
- * then vectorise): A's rows, B's columns (transposed), C; a zero's exponent is XM_LOW, so that
- * a product with a zero factor never holds the largest exponent; nonfin: the row or column
- * holds an inf or a NaN. */
-#define XM_LOW (-100000)
+/* The three matrices of one multiply, values and exponents (term) in separate arrays laid out so
+ * that the loops over a row of D (n) vectorise: A[r][k], B[k][n], C[r][n]; nonfin: an inf or a
+ * NaN among them. Columns a multiply does not have (mma.sync's n >= 8) are zeros. */
 typedef struct {
-    double av[MMA_M][MMA_KMAX], bv[MMA_M][MMA_KMAX];
-    int ae[MMA_M][MMA_KMAX], be[MMA_M][MMA_KMAX];
-    uint8_t anf[MMA_M], bnf[MMA_M];
-    xterm c[MMA_M][MMA_M];
+    double av[MMA_M][MMA_KMAX], bv[MMA_KMAX][MMA_M], cv[MMA_M][MMA_M];
+    int ae[MMA_M][MMA_KMAX], be[MMA_KMAX][MMA_M], ce[MMA_M][MMA_M];
+    int nonfin;
 } xmul;
 
-static void put_a(xmul *x, int r, int k, xterm t)
+static inline void put_a(xmul *x, int r, int k, uint32_t h, int fmt)
 {
-    x->av[r][k] = t.v;
-    x->ae[r][k] = t.e == XM_ZERO ? XM_LOW : t.e == XM_NONFIN ? 0 : t.e;
-    x->anf[r] |= t.e == XM_NONFIN;
+    term(h, fmt, &x->av[r][k], &x->ae[r][k], &x->nonfin);
 }
 
-static void put_b(xmul *x, int k, int n, xterm t)
+static inline void put_b(xmul *x, int k, int n, uint32_t h, int fmt)
 {
-    x->bv[n][k] = t.v;
-    x->be[n][k] = t.e == XM_ZERO ? XM_LOW : t.e == XM_NONFIN ? 0 : t.e;
-    x->bnf[n] |= t.e == XM_NONFIN;
+    term(h, fmt, &x->bv[k][n], &x->be[k][n], &x->nonfin);
 }
 
-/* D[r][n] = C[r][n] + sum of A[r][j] B[j][n] (j < k) as the tensor core adds it (header). */
-static uint32_t dot(const xmul *x, int r, int n, int k)
+static inline void put_c(xmul *x, int r, int n, uint32_t u)
 {
-    const double *av = x->av[r], *bv = x->bv[n];
-    const int *ae = x->ae[r], *be = x->be[n];
-    xterm c = x->c[r][n];
-    if (x->anf[r] || x->bnf[n] || c.e == XM_NONFIN) { /* inf or NaN: the IEEE plain sum */
-        double plain = c.v;
-        for (int j = 0; j < k; j++)
-            plain += av[j] * bv[j];
-        return (uint32_t)semf_round(plain, 0, SEMF_F32, SEMF_RN);
+    term(u, XM_F32, &x->cv[r][n], &x->ce[r][n], &x->nonfin);
+}
+
+/* s[n] += trunc(a[j] b[j][n] sc[n]) for j < k, n < 16 (the scaled products cut toward zero;
+ * xmul_run). The loops vectorise except for trunc, which GCC keeps scalar; with AVX2, four
+ * columns at a time (vroundpd toward zero: the same values). */
+static void row_terms(const double *a, const double (*b)[MMA_M], const double *sc, double *s,
+                      int k)
+{
+    for (int j = 0; j < k; j++)
+        for (int n = 0; n < MMA_M; n++)
+            s[n] += trunc(a[j] * b[j][n] * sc[n]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void row_terms_avx2(const double *a,
+                                                           const double (*b)[MMA_M],
+                                                           const double *sc, double *s, int k)
+{
+    enum { Z = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC };
+    __m256d acc[4], c[4];
+    for (int q = 0; q < 4; q++) {
+        acc[q] = _mm256_loadu_pd(s + 4 * q);
+        c[q] = _mm256_loadu_pd(sc + 4 * q);
     }
-    int e = c.e == XM_ZERO ? XM_LOW : c.e + 1;
-    for (int j = 0; j < k; j++)
-        e = ae[j] + be[j] > e ? ae[j] + be[j] : e;
-    if (e < XM_LOW / 2)
-        return 0; /* every term zero: +0 */
-    /* terms below 2^e in magnitude: fewer than 2^27 units of 2^(e - 27) each (so each fits
-     * an int32), 17 of them an int64; each product is exact in a double, its scaling too, the
-     * conversion cuts toward zero */
-    double sc = pow2(27 - e);
-    int64_t s = (int32_t)(c.v * sc);
-    for (int j = 0; j < k; j++)
-        s += (int32_t)(av[j] * bv[j] * sc);
-    return f32_rz((double)s * pow2(e - 27));
+    for (int j = 0; j < k; j++) {
+        __m256d x = _mm256_set1_pd(a[j]);
+        for (int q = 0; q < 4; q++) {
+            __m256d p = _mm256_mul_pd(_mm256_mul_pd(x, _mm256_loadu_pd(b[j] + 4 * q)), c[q]);
+            acc[q] = _mm256_add_pd(acc[q], _mm256_round_pd(p, Z));
+        }
+    }
+    for (int q = 0; q < 4; q++)
+        _mm256_storeu_pd(s + 4 * q, acc[q]);
+}
+#define ROW_TERMS (__builtin_cpu_supports("avx2") ? row_terms_avx2 : row_terms)
+#else
+#define ROW_TERMS row_terms
+#endif
+
+/* D = A x B + C (k terms) as the tensor core adds it (header), a row of D at a time: the
+ * largest exponent E of each element's terms, then each term scaled by 2^(27 - E) and cut
+ * toward zero (trunc: every scaled term is below 2^27 in magnitude, so the integer is exact in a
+ * double, and so is the sum of 17 of them), the sum rounded to f32 toward zero. An element none
+ * of whose terms is nonzero is +0. Elements with an inf or a NaN among their inputs take the
+ * IEEE plain sum instead (their row's values above are then not used). */
+static void xmul_run(const xmul *x, int k, uint32_t d[MMA_M][MMA_M])
+{
+    void (*terms)(const double *, const double (*)[MMA_M], const double *, double *, int) =
+        ROW_TERMS;
+    for (int r = 0; r < MMA_M; r++) {
+        int e[MMA_M];
+        double sc[MMA_M], s[MMA_M];
+        for (int n = 0; n < MMA_M; n++)
+            e[n] = x->ce[r][n];
+        for (int j = 0; j < k; j++) {
+            int a = x->ae[r][j];
+            for (int n = 0; n < MMA_M; n++)
+                e[n] = a + x->be[j][n] > e[n] ? a + x->be[j][n] : e[n];
+        }
+        for (int n = 0; n < MMA_M; n++) {
+            e[n] = e[n] < XM_LOW / 2 ? 27 : e[n]; /* every term zero: any scale */
+            sc[n] = pow2(27 - e[n]);
+            s[n] = trunc(x->cv[r][n] * sc[n]);
+        }
+        terms(x->av[r], x->bv, sc, s, k);
+        for (int n = 0; n < MMA_M; n++)
+            d[r][n] = f32_rz(s[n] * pow2(e[n] - 27));
+    }
+    if (!x->nonfin)
+        return;
+    for (int r = 0; r < MMA_M; r++)
+        for (int n = 0; n < MMA_M; n++) {
+            int nf = !isfinite(x->cv[r][n]);
+            for (int j = 0; j < k; j++)
+                nf |= !isfinite(x->av[r][j]) || !isfinite(x->bv[j][n]);
+            if (!nf)
+                continue;
+            double plain = x->cv[r][n];
+            for (int j = 0; j < k; j++)
+                plain += x->av[r][j] * x->bv[j][n];
+            d[r][n] = (uint32_t)semf_round(plain, 0, SEMF_F32, SEMF_RN);
+        }
 }
 
 /* Element e of vector operand o in lane l (32 bits). */
@@ -168,6 +230,19 @@ static uint32_t vget(const xop *o, const uint64_t *regs, int e, int l)
 {
     int32_t s = o->vec[e];
     return s < 0 ? 0 : (uint32_t)xslot_get(regs, s, o->vnw[e], l);
+}
+
+/* The 32 lanes of element e of vector operand o (the low 32 bits; a sink reads as 0). */
+static void lanes32(const xop *o, int e, const uint64_t *regs, uint32_t *v)
+{
+    int32_t s = o->vec[e];
+    if (s < 0)
+        memset(v, 0, 32 * sizeof *v);
+    else if (o->vnw[e])
+        memcpy(v, XNC(regs, s), 32 * sizeof *v);
+    else
+        for (int l = 0; l < 32; l++)
+            v[l] = (uint32_t)XR(regs, s)[l];
 }
 
 wl_status xmma_need_all(const exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t *d)
@@ -183,34 +258,39 @@ wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
     if (m != XFULL)
         return xmma_need_all(b, warp, in, m, d);
     const int k = in->mode == PTX_MMA_M16N8K8 ? 8 : 16;
-    const int bf16 = in->ir->type[1] == PTX_T_BF16;
+    const int fmt = in->ir->type[1] == PTX_T_BF16 ? XM_BF16 : XM_F16;
     xmul x;
-    memset(x.anf, 0, sizeof x.anf);
-    memset(x.bnf, 0, sizeof x.bnf);
+    x.nonfin = 0;
+    /* columns 8 .. 15 and B's rows past k: zeros */
+    memset(x.bv, 0, sizeof x.bv);
+    memset(x.cv, 0, sizeof x.cv);
+    for (int j = 0; j < MMA_KMAX; j++)
+        for (int n = 0; n < MMA_M; n++)
+            x.be[j][n] = x.ce[j][n] = XM_LOW;
     const xop *od = &in->o[0], *oa = &in->o[1], *ob = &in->o[2], *oc = &in->o[3];
     for (int l = 0; l < 32; l++) {
         int g = l >> 2, t = l & 3;
         for (int i = 0; i < k / 2; i++) { /* A: k/4 registers of two halves */
             uint32_t r = vget(oa, regs, i >> 1, l);
             put_a(&x, g + 8 * ((i >> 1) & 1), 2 * t + (i & 1) + 8 * (i >> 2),
-                  half_term(i & 1 ? r >> 16 : r & 0xffff, bf16));
+                  i & 1 ? r >> 16 : r & 0xffff, fmt);
         }
         for (int i = 0; i < k / 4; i++) { /* B: k/8 registers of two halves */
             uint32_t r = vget(ob, regs, i >> 1, l);
-            put_b(&x, 2 * t + (i & 1) + 8 * (i >> 1), g,
-                  half_term(i & 1 ? r >> 16 : r & 0xffff, bf16));
+            put_b(&x, 2 * t + (i & 1) + 8 * (i >> 1), g, i & 1 ? r >> 16 : r & 0xffff, fmt);
         }
         for (int i = 0; i < 4; i++)
-            x.c[g + 8 * (i >> 1)][2 * t + (i & 1)] = f32_term(vget(oc, regs, i, l));
+            put_c(&x, g + 8 * (i >> 1), 2 * t + (i & 1), vget(oc, regs, i, l));
     }
+    uint32_t dm[MMA_M][MMA_M];
+    xmul_run(&x, k, dm);
     /* all of C is read before any of D is written (d may name c's registers) */
     for (int l = 0; l < 32; l++) {
         int g = l >> 2, t = l & 3;
         for (int i = 0; i < 4; i++) {
-            int row = g + 8 * (i >> 1), col = 2 * t + (i & 1);
             int32_t slot = od->vec[i];
             if (slot >= 0)
-                xslot_put(regs, slot, od->vnw[i], l, dot(&x, row, col, k));
+                xslot_put(regs, slot, od->vnw[i], l, dm[g + 8 * (i >> 1)][2 * t + (i & 1)]);
         }
     }
     return WL_OK;
@@ -218,7 +298,7 @@ wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
 
 /* wmma.mma.sync m16n16k16: D = A x B + C over the warp's fragments (exec_int.h: xwmma_coord),
  * each 16 x 8 half of D as one HMMA.16816 (the SASS has two), so each element is formed as
- * mma.sync's (dot above); A and B of f16 are read from their first four registers (the
+ * mma.sync's (xmul_run above); A and B of f16 are read from their first four registers (the
  * second four are copies). Operands: d (2 VEC), a, b (2, or 1 of bf16), c (2). */
 wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, uint32_t m,
                     diag_t *d)
@@ -227,27 +307,36 @@ wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
         return xmma_need_all(b, warp, in, m, d);
     const int bf16 = in->ir->type[1] == PTX_T_BF16, nx = bf16 ? 1 : 2;
     const xop *od = &in->o[0], *oa = &in->o[2], *ob = &in->o[2 + nx], *oc = &in->o[2 + 2 * nx];
+    const int fmt = bf16 ? XM_BF16 : XM_F16;
     xmul x;
-    memset(x.anf, 0, sizeof x.anf);
-    memset(x.bnf, 0, sizeof x.bnf);
-    for (int l = 0; l < 32; l++)
-        for (int i = 0; i < 8; i++) {
+    x.nonfin = 0;
+    for (int i = 0; i < 8; i++) { /* element i of every lane: register i / 2 of a and b, i of c */
+        uint32_t ra[32], rb[32], rc[32];
+        lanes32(oa, i >> 1, regs, ra);
+        lanes32(ob, i >> 1, regs, rb);
+        lanes32(&oc[i >> 2], i & 3, regs, rc);
+        int sh = 16 * (i & 1);
+        for (int l = 0; l < 32; l++) {
             int r, c;
-            uint32_t ra = vget(oa, regs, i >> 1, l), rb = vget(ob, regs, i >> 1, l);
             xwmma_coord(0, l, i, &r, &c);
-            put_a(&x, r, c, half_term(i & 1 ? ra >> 16 : ra & 0xffff, bf16));
-            x.c[r][c] = f32_term(vget(&oc[i >> 2], regs, i & 3, l));
+            put_a(&x, r, c, ra[l] >> sh & 0xffff, fmt);
+            put_c(&x, r, c, rc[l]);
             xwmma_coord(1, l, i, &r, &c);
-            put_b(&x, r, c, half_term(i & 1 ? rb >> 16 : rb & 0xffff, bf16));
+            put_b(&x, r, c, rb[l] >> sh & 0xffff, fmt);
         }
-    for (int l = 0; l < 32; l++)
-        for (int i = 0; i < 8; i++) {
+    }
+    uint32_t dm[MMA_M][MMA_M];
+    xmul_run(&x, 16, dm);
+    for (int i = 0; i < 8; i++) {
+        const xop *o = &od[i >> 2];
+        int32_t slot = o->vec[i & 3];
+        if (slot < 0)
+            continue;
+        for (int l = 0; l < 32; l++) {
             int r, c;
             xwmma_coord(0, l, i, &r, &c);
-            const xop *o = &od[i >> 2];
-            int32_t slot = o->vec[i & 3];
-            if (slot >= 0)
-                xslot_put(regs, slot, o->vnw[i & 3], l, dot(&x, r, c, 16));
+            xslot_put(regs, slot, o->vnw[i & 3], l, dm[r][c]);
         }
+    }
     return WL_OK;
 }
