@@ -769,40 +769,45 @@ static wl_status do_wmma(exec_block *b, int warp, const xinsn *in, uint32_t m,
         uint64_t lo0 = lo;
         uint8_t *hl = (orr & (esz - 1)) == 0 && hi - lo < (UINT64_C(1) << 32)
                           ? span(b, warp, l, &sp0, &lo0, hi - lo + esz, !load) : NULL;
+        uint8_t *hp[8];
         for (int i = 0; i < 8; i++) {
             int space = sp0;
             uint64_t addr = ea[i];
-            uint8_t *h;
             if (hl) {
-                h = hl + (ea[i] - lo);
+                hp[i] = hl + (ea[i] - lo);
                 addr = lo0 + (ea[i] - lo);
             } else {
                 space = in->space;
-                h = xlate(b, warp, l, in, &space, &addr, esz, !load, d, &st);
-                if (!h)
+                hp[i] = xlate(b, warp, l, in, &space, &addr, esz, !load, d, &st);
+                if (!hp[i])
                     return st;
-            }
-            /* fragment register j holds element j (f32) or elements 2j, 2j + 1 (16-bit); f16 a
-             * and b hold them twice, in registers j and j + 4 (a register nothing reads shares
-             * the sink slot, so each copy is written from memory, not from the other) */
-            int j = esz == 2 ? i >> 1 : i, sh = esz == 2 ? 16 * (i & 1) : 0;
-            for (int jj = j; jj < nregs; jj += 4) {
-                const xop *v = &in->o[f0 + jj / 4];
-                int32_t slot = v->vec[jj % 4];
-                if (load && slot >= 0) {
-                    uint64_t x = xslot_get(regs, slot, v->vnw[jj % 4], l);
-                    uint64_t mask = esz == 2 ? UINT64_C(0xffff) << sh : UINT64_C(0xffffffff);
-                    x = (x & ~mask) | (load_le(h, esz) << sh);
-                    xslot_put(regs, slot, v->vnw[jj % 4], l, x & 0xffffffffu);
-                } else if (!load) {
-                    uint64_t x = slot < 0 ? 0 : xslot_get(regs, slot, v->vnw[jj % 4], l) >> sh;
-                    memcpy(h, &x, esz);
-                }
-                if (esz == 4 || !load)
-                    break; /* f32 fragments have one copy; a store writes the first */
             }
             if (i == 0)
                 note(out, l, addr, space, esz);
+        }
+        /* fragment register j holds element j (f32) or elements 2j, 2j + 1 (16-bit, the first
+         * in the low half); f16 a and b hold them twice, in registers j and j + 4 (a register
+         * nothing reads shares the sink slot, so each copy is written from memory, not from
+         * the other); a store writes the first copy's elements */
+        for (int j = 0; j < nregs; j++) {
+            const xop *v = &in->o[f0 + j / 4];
+            int32_t slot = v->vec[j % 4];
+            int e = esz == 2 ? 2 * (j % 4) : j; /* its (first) element */
+            if (load) {
+                if (slot < 0)
+                    continue;
+                uint32_t x = (uint32_t)load_le(hp[e], esz);
+                if (esz == 2)
+                    x |= (uint32_t)load_le(hp[e + 1], 2) << 16;
+                xslot_put(regs, slot, v->vnw[j % 4], l, x);
+            } else if (esz == 4 || j < 4) {
+                uint64_t x = slot < 0 ? 0 : xslot_get(regs, slot, v->vnw[j % 4], l);
+                memcpy(hp[e], &x, esz);
+                if (esz == 2) {
+                    x >>= 16;
+                    memcpy(hp[e + 1], &x, 2);
+                }
+            }
         }
     }
     if (out) {

@@ -80,7 +80,8 @@ static void term_rare(uint32_t u, int fmt, double *v, int *e, int *nonfin)
  * product with a zero factor never holds the largest exponent; an inf's or NaN's 0, with
  * *nonfin set. Normal numbers (nearly all) straight from their bits: the f32 with the same value
  * (f16: exponent ex - 15 + 127, its 10 bits on top of the 23). */
-static inline void term(uint32_t u, int fmt, double *v, int *e, int *nonfin)
+__attribute__((always_inline)) static inline void term(uint32_t u, int fmt, double *v, int *e,
+                                                      int *nonfin)
 {
     uint32_t f;
     int normal, ee;
@@ -96,7 +97,13 @@ static inline void term(uint32_t u, int fmt, double *v, int *e, int *nonfin)
         ee = (int)ex - 126 + (fmt == XM_F32);
     }
     if (!normal) {
-        term_rare(u, fmt, v, e, nonfin);
+        uint32_t sign = fmt == XM_F32 ? 0x80000000u : 0x8000u;
+        if ((u & ~sign) == 0) { /* a zero (C's, at the start of a sum, often) */
+            *v = u & sign ? -0.0 : 0.0;
+            *e = XM_LOW;
+        } else {
+            term_rare(u, fmt, v, e, nonfin);
+        }
         return;
     }
     float x;
