@@ -502,6 +502,37 @@ static void test_bank_conflicts(void **state)
     run_conflict(7, 32); /* stride 32: every lane in bank 0 */
 }
 
+/* ---- one shared load, many shapes (sched.c's wavefront memo) -------------------------------
+ * Four warps run the same ld.shared four times; warp w's lanes read words (lane ^ 1) * s_w +
+ * 3 it (iteration it; lanes swapped in pairs, so the addresses are not on a line, which is
+ * counted directly): s = 1, 32, 2, 32 for warps 0..3, so 1, 32, 2 and 32 wavefronts, whatever the
+ * iteration's shift of 3 words (not a multiple of the 32 banks) does to the banks. Conflicts
+ * (wavefronts - 1): (0 + 31 + 1 + 31) x 4 = 252 over 16 requests. The memo that remembers a
+ * shape's count must tell the warps' shapes apart and keep a shifted one's. */
+static const char smem_shapes[] = HDR
+    ".visible .entry k()\n{\n .reg .pred %p<3>;\n .reg .b32 %r<20>;\n"
+    " .shared .align 4 .b8 sm[8192];\n"
+    " mov.u32 %r1, %tid.x;\n and.b32 %r2, %r1, 31;\n shr.u32 %r3, %r1, 5;\n"
+    " and.b32 %r4, %r3, 1;\n setp.ne.u32 %p1, %r4, 0;\n shr.u32 %r5, %r3, 1;\n"
+    " add.u32 %r6, %r5, 1;\n selp.u32 %r7, 32, %r6, %p1;\n xor.b32 %r16, %r2, 1;\n"
+    " mul.lo.u32 %r8, %r16, %r7;\n"
+    " mov.u32 %r9, sm;\n mov.u32 %r10, 0;\n"
+    "L1:\n mul.lo.u32 %r11, %r10, 3;\n add.u32 %r12, %r8, %r11;\n shl.b32 %r13, %r12, 2;\n"
+    " add.u32 %r14, %r9, %r13;\n ld.shared.u32 %r15, [%r14];\n add.u32 %r10, %r10, 1;\n"
+    " setp.lt.u32 %p2, %r10, 4;\n @%p2 bra L1;\n ret;\n}\n";
+
+static void test_smem_shapes(void **state)
+{
+    (void)state;
+    tt t;
+    tt_open(&t, smem_shapes, "k");
+    t.cfg.block[0] = 128;
+    tt_run_ok(&t);
+    expect_u64("shared requests", t.r.shared_requests, 16);
+    expect_u64("bank conflicts", t.r.shared_bank_conflicts, 252);
+    tt_close(&t);
+}
+
 /* ---- an if-converted branch (ptx_sched.c): every lane skips the body, which still issues ------
  * ptxas predicates a short body instead of branching around it: `@%p1 bra L` is not issued,
  * the load and the add run guarded by !%p1, with no lane on (all 32 have tid < 32).
@@ -1402,6 +1433,7 @@ int main(void)
         cmocka_unit_test(test_unrolled_loop),
         cmocka_unit_test(test_mio_throttle),
         cmocka_unit_test(test_bank_conflicts),
+        cmocka_unit_test(test_smem_shapes),
         cmocka_unit_test(test_if_converted_branch),
         cmocka_unit_test(test_expanded_remainder),
         cmocka_unit_test(test_barrier_slow_warp),

@@ -347,12 +347,13 @@ static wl_status setup(tctx *c, const timing_config *cfg)
     c->scratch_blocks = calloc((size_t)a->max_warps_per_sm + 1, sizeof *c->scratch_blocks);
     c->pfq_cap = 3 * ((uint32_t)a->max_warps_per_sm + 1); /* three SMs' warps at most */
     c->pfq = calloc(c->pfq_cap, sizeof *c->pfq);
+    c->smemo = sched_smemo_new();
     c->stat = calloc(c->nf, sizeof *c->stat);
     for (uint32_t f = 0; c->stat && f < c->m->nfuncs; f++)
         if (c->m->funcs[f].ninsns &&
             !(c->stat[f] = calloc(c->m->funcs[f].ninsns, sizeof *c->stat[f])))
             return oom(c);
-    if (!c->sms || !c->sp || !c->scratch_blocks || !c->pfq || !c->stat)
+    if (!c->sms || !c->sp || !c->scratch_blocks || !c->pfq || !c->stat || !c->smemo)
         return oom(c);
     int gpc = 0, left = a->gpc_count > 0 ? a->gpc_sms[0] : c->nsm;
     for (int s = 0; s < c->nsm; s++) {
@@ -493,6 +494,7 @@ static void teardown(tctx *c)
     hugemem_arena_destroy(c->arena); /* the SMs, schedulers and blocks */
     free(c->scratch_blocks);
     free(c->pfq);
+    free(c->smemo);
     free(c->scratch_resolve);
     free(c->spill_ops);
     free(c->spill_ts);

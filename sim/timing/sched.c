@@ -426,6 +426,76 @@ static void parts_shared(const tctx *c, const exec_step_info *in, uint32_t *wf, 
     }
 }
 
+/* Shared-memory wavefronts depend on the lanes' addresses only relative to one another and to
+ * a word boundary: moving every lane by k words moves each word it touches by k, to the bank k
+ * further on (mod 32), so equal words stay equal, distinct ones distinct, and the most
+ * distinct words any bank holds (a wavefront count, per group of lanes) stays what it was.
+ * So an access with the same shape as an earlier one costs what that one cost. A loop's shared
+ * accesses repeat their shape from iteration to iteration and from warp to warp, and one whose
+ * lanes are not on a line (a column of a tile, a wmma fragment) is costly to count
+ * (ldst_shared's sets of words): a small direct-mapped memo, per static instruction, keyed by
+ * the shape (active lanes, size, parts, the first active lane's address within its word and
+ * the other lanes' offsets from it), remembers the last count. The same numbers as counting,
+ * sooner. */
+#define SMEMO_N 256
+struct tsmemo {
+    const tstatic *ts; /* NULL: empty */
+    uint32_t mask, size, parts, mod;
+    uint64_t part_off[3];
+    uint32_t wf, ideal;
+    int32_t off[32]; /* lane l's address - the first active lane's (inactive lanes: 0) */
+};
+
+struct tsmemo *sched_smemo_new(void)
+{
+    return calloc(SMEMO_N, sizeof(struct tsmemo));
+}
+
+/* The wavefronts and the ideal count of shared access `in` (exec_mask != 0) by static
+ * instruction ts: from the memo when its shape was seen last, else counted and remembered. */
+static void smem_cost(tctx *c, const tstatic *ts, const exec_step_info *in, uint32_t *wf,
+                      uint32_t *ideal)
+{
+    const arch_t *a = c->a;
+    if (in->addr_linear && !in->mem_parts) { /* lanes on a line: counted at once */
+        ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, wf, ideal);
+        return;
+    }
+    struct tsmemo key, *e = &c->smemo[((uintptr_t)ts / sizeof *ts) % SMEMO_N];
+    uint32_t m = in->exec_mask;
+    int l0 = __builtin_ctz(m), fits = 1;
+    uint64_t a0 = exec_step_addr(in, l0);
+    for (int l = 0; l < 32; l++) {
+        int64_t d = (m >> l) & 1 ? (int64_t)(exec_step_addr(in, l) - a0) : 0;
+        key.off[l] = (int32_t)d;
+        fits &= d == key.off[l];
+    }
+    key.mask = m;
+    key.size = in->mem_size;
+    key.parts = in->mem_parts;
+    key.mod = (uint32_t)(a0 % (uint64_t)a->smem_bank_bytes);
+    for (int q = 0; q < 3; q++)
+        key.part_off[q] = in->mem_parts ? in->part_off[q] : 0;
+    if (fits && e->ts == ts && e->mask == key.mask && e->size == key.size &&
+        e->parts == key.parts && e->mod == key.mod &&
+        !memcmp(e->part_off, key.part_off, sizeof key.part_off) &&
+        !memcmp(e->off, key.off, sizeof key.off)) {
+        *wf = e->wf;
+        *ideal = e->ideal;
+        return;
+    }
+    if (in->mem_parts)
+        parts_shared(c, in, wf, ideal);
+    else
+        ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, wf, ideal);
+    if (!fits)
+        return; /* offsets beyond 32 bits */
+    key.ts = ts;
+    key.wf = *wf;
+    key.ideal = *ideal;
+    *e = key;
+}
+
 static uint32_t parts_coalesce(const tctx *c, const exec_step_info *in, uint64_t *secs,
                                uint32_t *nlines)
 {
@@ -485,11 +555,8 @@ static int digest(tctx *c, tw *w, const exec_step_info *in, const tstatic *ts)
                               in->mem_space == PTX_SPACE_SHARED_CLUSTER || (g->flags & D_SHARED))) {
         g->flags |= D_SHARED;
         g->wf = 0;
-        if (in->exec_mask && in->mem_parts) /* wmma: its parts */
-            parts_shared(c, in, &g->wf, &g->ideal);
-        else if (in->exec_mask) /* else predicated off: no address to look at */
-            ldst_shared(in, (uint32_t)a->smem_banks, (uint32_t)a->smem_bank_bytes, &g->wf,
-                        &g->ideal);
+        if (in->exec_mask) /* else predicated off: no address to look at */
+            smem_cost(c, ts, in, &g->wf, &g->ideal);
         if (g->wf == 0)
             g->wf = g->ideal = 1;
     } else if (w->res == RES_LG) {

@@ -354,6 +354,7 @@ typedef struct tctx {
     tpfq *pfq;
     uint32_t pfq_n, pfq_i, pfq_cap;
     uint64_t scratch_secs[TW_MAX_SECS]; /* digest's coalescing, before the warp's own list */
+    struct tsmemo *smemo;   /* shared-memory wavefronts of recent access shapes (sched.c) */
     size_t cap_resolve;
     uint64_t progress_next;
     /* The functional record of the instruction being fetched: one for the whole run, so it
@@ -521,6 +522,8 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t);
 wl_status sched_fetch(tctx *c, tw *w, uint64_t now);
 /* Fills the table of sched_eval's vector scan (tctx.look_idx/look_cnt); once, at setup. */
 void sched_init_look(tctx *c);
+/* The shared-memory wavefront memo (sched.c), zeroed; NULL when out of memory. */
+struct tsmemo *sched_smemo_new(void);
 /* Fills tctx.xfill_ts, the static parts of an expansion's added instructions; once, at setup. */
 void sched_init_xfill(tctx *c);
 /* Adds a warp starting at `start`. */
