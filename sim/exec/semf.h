@@ -53,6 +53,21 @@ static inline uint64_t semf_bits64(double f)
     return v.u;
 }
 
+/* f32 bits u rounded to f16 bits to nearest even when u is in f16's normal range (what
+ * semf_round gives, on the bits: the top 10 of the 23 fraction bits, rounded on the other 13;
+ * a carry past the largest finite value gives inf); -1 otherwise (zero, subnormal, out of
+ * range, inf, NaN: semf_round's general path). */
+static inline int32_t semf_f32_to_f16_rn(uint32_t u)
+{
+    int E = (int)(u >> 23 & 0xff) - 127;
+    if (E < -14 || E > 15)
+        return -1;
+    uint32_t frac = u & 0x7fffff, q = frac >> 13, rem = frac & 0x1fff;
+    uint32_t bits = ((uint32_t)(E + 15) << 10) + q;
+    bits += rem > 0x1000 || (rem == 0x1000 && (q & 1));
+    return (int32_t)((u >> 31) << 15 | bits);
+}
+
 /* f32 flush-to-zero of subnormals (sign kept); f32 saturation. */
 float semf_ftz(float x);
 float semf_sat(float x);

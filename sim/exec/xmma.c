@@ -240,7 +240,7 @@ static uint32_t vget(const xop *o, const uint64_t *regs, int e, int l)
 }
 
 /* The 32 lanes of element e of vector operand o (the low 32 bits; a sink reads as 0). */
-static void lanes32(const xop *o, int e, const uint64_t *regs, uint32_t *v)
+static inline void lanes32(const xop *o, int e, const uint64_t *regs, uint32_t *v)
 {
     int32_t s = o->vec[e];
     if (s < 0)

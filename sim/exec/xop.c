@@ -184,6 +184,15 @@ static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t 
         });
         return WL_OK;
     }
+    if (dk == XK_H && sk == XK_F && sw == 32 && r == SEMF_RN && !ftz && !sat && !to_int) {
+        /* cvt.rn.f16.f32 (half-precision kernels convert every input): on the bits */
+        LOOP({
+            int32_t h = semf_f32_to_f16_rn((uint32_t)A[l]);
+            Dv[l] = zx(h >= 0 ? (uint64_t)h : fput(fget(A[l], sk, sw, 0), dk, dw, r, 0, 0),
+                       bits);
+        });
+        return WL_OK;
+    }
     LOOP({
         double x = fget(A[l], sk, sw, ftz);
         if (to_int)
