@@ -128,7 +128,7 @@ static inline uint32_t f32_rz(double x)
 
 /* The three matrices of one multiply, values and exponents (term) in separate arrays laid out so
  * that the loops over a row of D (n) vectorise: A[r][k], B[k][n], C[r][n]; nonfin: an inf or a
- * NaN among them. Columns a multiply does not have (mma.sync's n >= 8) are zeros. */
+ * NaN among them. mma.sync (n = 8) uses the first 8 columns, wmma all 16. */
 typedef struct {
     double av[MMA_M][MMA_KMAX], bv[MMA_KMAX][MMA_M], cv[MMA_M][MMA_M];
     int ae[MMA_M][MMA_KMAX], be[MMA_KMAX][MMA_M], ce[MMA_M][MMA_M];
@@ -150,36 +150,38 @@ static inline void put_c(xmul *x, int r, int n, uint32_t u)
     term(u, XM_F32, &x->cv[r][n], &x->ce[r][n], &x->nonfin);
 }
 
-/* s[n] += trunc(a[j] b[j][n] sc[n]) for j < k, n < 16 (the scaled products cut toward zero;
- * xmul_run). The loops vectorise except for trunc, which GCC keeps scalar; with AVX2, four
- * columns at a time (vroundpd toward zero: the same values). */
+/* s[n] += trunc(a[j] b[j][n] sc[n]) for j < k, n < nc (8 or 16; the scaled products cut
+ * toward zero: xmul_run). The loops vectorise except for trunc, which GCC keeps scalar; with
+ * AVX2, four columns at a time (vroundpd toward zero: the same values). */
 static void row_terms(const double *a, const double (*b)[MMA_M], const double *sc, double *s,
-                      int k)
+                      int k, int nc)
 {
     for (int j = 0; j < k; j++)
-        for (int n = 0; n < MMA_M; n++)
+        for (int n = 0; n < nc; n++)
             s[n] += trunc(a[j] * b[j][n] * sc[n]);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx2"))) static void row_terms_avx2(const double *a,
                                                            const double (*b)[MMA_M],
-                                                           const double *sc, double *s, int k)
+                                                           const double *sc, double *s, int k,
+                                                           int nc)
 {
     enum { Z = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC };
     __m256d acc[4], c[4];
-    for (int q = 0; q < 4; q++) {
+    const int nq = nc / 4;
+    for (int q = 0; q < nq; q++) {
         acc[q] = _mm256_loadu_pd(s + 4 * q);
         c[q] = _mm256_loadu_pd(sc + 4 * q);
     }
     for (int j = 0; j < k; j++) {
         __m256d x = _mm256_set1_pd(a[j]);
-        for (int q = 0; q < 4; q++) {
+        for (int q = 0; q < nq; q++) {
             __m256d p = _mm256_mul_pd(_mm256_mul_pd(x, _mm256_loadu_pd(b[j] + 4 * q)), c[q]);
             acc[q] = _mm256_add_pd(acc[q], _mm256_round_pd(p, Z));
         }
     }
-    for (int q = 0; q < 4; q++)
+    for (int q = 0; q < nq; q++)
         _mm256_storeu_pd(s + 4 * q, acc[q]);
 }
 #define ROW_TERMS (__builtin_cpu_supports("avx2") ? row_terms_avx2 : row_terms)
@@ -193,33 +195,33 @@ __attribute__((target("avx2"))) static void row_terms_avx2(const double *a,
  * double, and so is the sum of 17 of them), the sum rounded to f32 toward zero. An element none
  * of whose terms is nonzero is +0. Elements with an inf or a NaN among their inputs take the
  * IEEE plain sum instead (their row's values above are then not used). */
-static void xmul_run(const xmul *x, int k, uint32_t d[MMA_M][MMA_M])
+static inline void xmul_run(const xmul *x, int k, int nc, uint32_t d[MMA_M][MMA_M])
 {
-    void (*terms)(const double *, const double (*)[MMA_M], const double *, double *, int) =
+    void (*terms)(const double *, const double (*)[MMA_M], const double *, double *, int, int) =
         ROW_TERMS;
     for (int r = 0; r < MMA_M; r++) {
         int e[MMA_M];
         double sc[MMA_M], s[MMA_M];
-        for (int n = 0; n < MMA_M; n++)
+        for (int n = 0; n < nc; n++)
             e[n] = x->ce[r][n];
         for (int j = 0; j < k; j++) {
             int a = x->ae[r][j];
-            for (int n = 0; n < MMA_M; n++)
+            for (int n = 0; n < nc; n++)
                 e[n] = a + x->be[j][n] > e[n] ? a + x->be[j][n] : e[n];
         }
-        for (int n = 0; n < MMA_M; n++) {
+        for (int n = 0; n < nc; n++) {
             e[n] = e[n] < XM_LOW / 2 ? 27 : e[n]; /* every term zero: any scale */
             sc[n] = pow2(27 - e[n]);
             s[n] = trunc(x->cv[r][n] * sc[n]);
         }
-        terms(x->av[r], x->bv, sc, s, k);
-        for (int n = 0; n < MMA_M; n++)
+        terms(x->av[r], x->bv, sc, s, k, nc);
+        for (int n = 0; n < nc; n++)
             d[r][n] = f32_rz(s[n] * pow2(e[n] - 27));
     }
     if (!x->nonfin)
         return;
     for (int r = 0; r < MMA_M; r++)
-        for (int n = 0; n < MMA_M; n++) {
+        for (int n = 0; n < nc; n++) {
             int nf = !isfinite(x->cv[r][n]);
             for (int j = 0; j < k; j++)
                 nf |= !isfinite(x->av[r][j]) || !isfinite(x->bv[j][n]);
@@ -268,12 +270,6 @@ wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
     const int fmt = in->ir->type[1] == PTX_T_BF16 ? XM_BF16 : XM_F16;
     xmul x;
     x.nonfin = 0;
-    /* columns 8 .. 15 and B's rows past k: zeros */
-    memset(x.bv, 0, sizeof x.bv);
-    memset(x.cv, 0, sizeof x.cv);
-    for (int j = 0; j < MMA_KMAX; j++)
-        for (int n = 0; n < MMA_M; n++)
-            x.be[j][n] = x.ce[j][n] = XM_LOW;
     const xop *od = &in->o[0], *oa = &in->o[1], *ob = &in->o[2], *oc = &in->o[3];
     for (int l = 0; l < 32; l++) {
         int g = l >> 2, t = l & 3;
@@ -290,7 +286,7 @@ wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
             put_c(&x, g + 8 * (i >> 1), 2 * t + (i & 1), vget(oc, regs, i, l));
     }
     uint32_t dm[MMA_M][MMA_M];
-    xmul_run(&x, k, dm);
+    xmul_run(&x, k, MMA_N, dm);
     /* all of C is read before any of D is written (d may name c's registers) */
     for (int l = 0; l < 32; l++) {
         int g = l >> 2, t = l & 3;
@@ -333,7 +329,7 @@ wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
         }
     }
     uint32_t dm[MMA_M][MMA_M];
-    xmul_run(&x, 16, dm);
+    xmul_run(&x, 16, 16, dm);
     for (int i = 0; i < 8; i++) {
         const xop *o = &od[i >> 2];
         int32_t slot = o->vec[i & 3];
