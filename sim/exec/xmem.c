@@ -49,6 +49,21 @@ static uint64_t lane_addr(const xwarp *W, const uint64_t *regs, const xop *o, in
     return a;
 }
 
+/* The space a generic address falls in (the shared and the local window, else global), with
+ * *a made relative to it. */
+static int generic_space(uint64_t *a)
+{
+    if (*a - EXEC_SHARED_WINDOW < EXEC_WINDOW_SIZE) {
+        *a -= EXEC_SHARED_WINDOW;
+        return XS_SHARED;
+    }
+    if (*a - EXEC_LOCAL_WINDOW < EXEC_WINDOW_SIZE) {
+        *a -= EXEC_LOCAL_WINDOW;
+        return XS_LOCAL;
+    }
+    return XS_GLOBAL;
+}
+
 /* Translates lane l's access of size bytes; resolves generic addresses (*space is updated to the
  * space really accessed, *addr to the space-relative address). NULL + fault diag on error. */
 static uint8_t *xlate(exec_block *b, int warp, int l, const xinsn *in, int *space, uint64_t *addr,
@@ -58,15 +73,7 @@ static uint8_t *xlate(exec_block *b, int warp, int l, const xinsn *in, int *spac
     xwarp *W = &b->w[warp];
     uint64_t a = *addr;
     if (*space == XS_GENERIC) {
-        if (a - EXEC_SHARED_WINDOW < EXEC_WINDOW_SIZE) {
-            *space = XS_SHARED;
-            a -= EXEC_SHARED_WINDOW;
-        } else if (a - EXEC_LOCAL_WINDOW < EXEC_WINDOW_SIZE) {
-            *space = XS_LOCAL;
-            a -= EXEC_LOCAL_WINDOW;
-        } else {
-            *space = XS_GLOBAL;
-        }
+        *space = generic_space(&a);
         *addr = a;
     }
     const char *what = write ? "write" : "read";
@@ -130,17 +137,10 @@ static uint8_t *span(exec_block *b, int warp, int l, int *space, uint64_t *addr,
     const exec_prog *p = b->p;
     uint64_t a = *addr;
     if (*space == XS_GENERIC) {
-        if (a - EXEC_SHARED_WINDOW < EXEC_WINDOW_SIZE) {
-            *space = XS_SHARED;
-            a -= EXEC_SHARED_WINDOW;
-        } else if (a - EXEC_LOCAL_WINDOW < EXEC_WINDOW_SIZE) {
-            *space = XS_LOCAL;
-            a -= EXEC_LOCAL_WINDOW;
-        } else if (a + size <= EXEC_SHARED_WINDOW || a >= EXEC_LOCAL_WINDOW + EXEC_WINDOW_SIZE) {
-            *space = XS_GLOBAL;
-        } else {
-            return NULL;
-        }
+        *space = generic_space(&a);
+        if (*space == XS_GLOBAL &&
+            !(a + size <= EXEC_SHARED_WINDOW || a >= EXEC_LOCAL_WINDOW + EXEC_WINDOW_SIZE))
+            return NULL; /* a global span that runs into a window */
         *addr = a;
     }
     switch (*space) {
