@@ -22,7 +22,6 @@
  *   B, element i of K/8 registers' halves: row (k) 2t + (i & 1) + 8 (i >> 1), column g
  *   C and D, element i of 4 f32 registers: row g + 8 (i >> 1), column 2t + (i & 1)
  */
-#include <limits.h>
 #include <math.h>
 #include <string.h>
 #if defined(__x86_64__) && defined(__GNUC__)
