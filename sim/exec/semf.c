@@ -36,22 +36,13 @@ uint64_t semf_round(double x, int tiny, semf_fmt fmt, semf_rnd r)
 {
     const fmt_info *f = &fmts[fmt];
     if (r == SEMF_RN && tiny == 0 && fmt != SEMF_F64) {
-        /* the common case, straight on the bits: a value in the target's normal range keeps
-         * the top mbits of the double's 52-bit fraction, rounded to nearest even on the rest
-         * (a carry out of the fraction moves into the exponent, and past the largest finite
-         * value gives inf, as round-to-nearest does); anything else (zero, subnormal, out of
-         * range, inf, NaN) below */
-        uint64_t b = semf_bits64(x), mag = b & ~(UINT64_C(1) << 63);
-        int E = (int)(mag >> 52) - 1023;
-        if (E >= 1 - f->bias && E <= f->bias) {
-            int sh = 52 - f->mbits;
-            uint64_t frac = mag & ((UINT64_C(1) << 52) - 1);
-            uint64_t q = frac >> sh, rem = frac & ((UINT64_C(1) << sh) - 1);
-            uint64_t half = UINT64_C(1) << (sh - 1);
-            uint64_t bits = ((uint64_t)(E + f->bias) << f->mbits) + q;
-            bits += rem > half || (rem == half && (q & 1));
-            return (b >> 63) << (f->mbits + f->ebits) | bits;
-        }
+        /* the common case, straight on the bits (semf_rn_bits): a value in the target's
+         * normal range; anything else (zero, subnormal, out of range, inf, NaN) below */
+        uint64_t b = semf_bits64(x);
+        int E = (int)(b >> 52 & 0x7ff) - 1023;
+        if (E >= 1 - f->bias && E <= f->bias)
+            return semf_rn_bits((int)(b >> 63), E, b & ((UINT64_C(1) << 52) - 1), 52, f->mbits,
+                                f->ebits, f->bias);
     }
     int neg = signbit(x) != 0;
     uint64_t sbit = (uint64_t)neg << (f->mbits + f->ebits);

@@ -53,19 +53,31 @@ static inline uint64_t semf_bits64(double f)
     return v.u;
 }
 
+/* Round to nearest even on the bits, for a value in the target's normal range: sign neg,
+ * unbiased exponent E, a fraction of fw bits (without the hidden one) cut to the target's mb
+ * bits, rounded on the rest; a carry out of the fraction moves into the exponent, and past the
+ * largest finite value gives inf, as round-to-nearest does. The target: mb fraction bits, eb
+ * exponent bits, bias. (semf_round's common case, and cvt.rn.f16.f32's.) */
+static inline uint64_t semf_rn_bits(int neg, int E, uint64_t frac, int fw, int mb, int eb,
+                                    int bias)
+{
+    int sh = fw - mb;
+    uint64_t q = frac >> sh, rem = frac & ((UINT64_C(1) << sh) - 1);
+    uint64_t half = UINT64_C(1) << (sh - 1);
+    uint64_t bits = ((uint64_t)(E + bias) << mb) + q;
+    bits += rem > half || (rem == half && (q & 1));
+    return (uint64_t)neg << (mb + eb) | bits;
+}
+
 /* f32 bits u rounded to f16 bits to nearest even when u is in f16's normal range (what
- * semf_round gives, on the bits: the top 10 of the 23 fraction bits, rounded on the other 13;
- * a carry past the largest finite value gives inf); -1 otherwise (zero, subnormal, out of
- * range, inf, NaN: semf_round's general path). */
+ * semf_round gives); -1 otherwise (zero, subnormal, out of range, inf, NaN: semf_round's
+ * general path). */
 static inline int32_t semf_f32_to_f16_rn(uint32_t u)
 {
     int E = (int)(u >> 23 & 0xff) - 127;
     if (E < -14 || E > 15)
         return -1;
-    uint32_t frac = u & 0x7fffff, q = frac >> 13, rem = frac & 0x1fff;
-    uint32_t bits = ((uint32_t)(E + 15) << 10) + q;
-    bits += rem > 0x1000 || (rem == 0x1000 && (q & 1));
-    return (int32_t)((u >> 31) << 15 | bits);
+    return (int32_t)semf_rn_bits((int)(u >> 31), E, u & 0x7fffff, 23, 10, 5, 15);
 }
 
 /* f32 flush-to-zero of subnormals (sign kept); f32 saturation. */
