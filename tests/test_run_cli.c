@@ -596,6 +596,54 @@ static void test_wmma_faults(void **state)
     tu_free(&r);
 }
 
+/* The executor moves a wmma fragment two ways (sim/exec/xmem.c): the whole 16 x 16 tile at once
+ * when every lane has the same address in global or shared memory (CUDA's usual case, which
+ * test_wmma_h200 checks against the H200), else lane by lane: here a tile in local memory
+ * (through a generic address), where each lane reads its own copy. Both loads of the same
+ * random halves must give every lane the same fragment registers; fails when either way puts
+ * an element in the wrong place. */
+static void test_wmma_paths(void **state)
+{
+    (void)state;
+    static const char ptx[] =
+        ".version 8.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry k(.param .u64 pm, .param .u64 pout)\n{\n"
+        ".local .align 16 .b8 buf[512];\n.reg .pred %p<2>;\n.reg .b16 %rs<2>;\n"
+        ".reg .b32 %r<30>;\n.reg .b64 %rd<12>;\n"
+        "ld.param.u64 %rd1, [pm];\nld.param.u64 %rd7, [pout];\n"
+        "mov.u64 %rd2, buf;\ncvta.local.u64 %rd3, %rd2;\nmov.u32 %r20, 0;\n"
+        "COPY:\nmul.wide.u32 %rd4, %r20, 2;\nadd.s64 %rd5, %rd1, %rd4;\n"
+        "ld.global.u16 %rs1, [%rd5];\nadd.s64 %rd6, %rd2, %rd4;\nst.local.u16 [%rd6], %rs1;\n"
+        "add.u32 %r20, %r20, 1;\nsetp.lt.u32 %p1, %r20, 256;\n@%p1 bra COPY;\n"
+        "wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, "
+        "[%rd3], 16;\n"
+        "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r9, %r10, %r11, %r12, %r13, %r14, "
+        "%r15, %r16}, [%rd1], 16;\n"
+        "mov.u32 %r21, %tid.x;\nmul.wide.u32 %rd8, %r21, 32;\nadd.s64 %rd9, %rd7, %rd8;\n"
+        "add.s64 %rd10, %rd9, 1024;\n"
+        "st.global.v4.u32 [%rd9], {%r1, %r2, %r3, %r4};\n"
+        "st.global.v4.u32 [%rd9+16], {%r5, %r6, %r7, %r8};\n"
+        "st.global.v4.u32 [%rd10], {%r9, %r10, %r11, %r12};\n"
+        "st.global.v4.u32 [%rd10+16], {%r13, %r14, %r15, %r16};\nret;\n}\n";
+    char path[512], dir[512];
+    assert_non_null(tu_tmpfile("wmma_paths.ptx", ptx, path, sizeof path));
+    snprintf(dir, sizeof dir, "%s/wp", tu_tmpdir());
+    tu_result r;
+    expect(&r, 0, NULL, "run", path, "--kernel", "k", "--grid", "1", "--block", "32", "--arg",
+           "u16[256]:random(5)", "--arg", "u32[512]:zeros", "--dump", dir, NULL);
+    tu_free(&r);
+    uint32_t *w = (uint32_t *)(void *)dumped(dir, "arg1.bin", 2048);
+    int nonzero = 0;
+    for (int e = 0; e < 256; e++) {
+        if (w[e] != w[256 + e])
+            fail_msg("lane %d register %d: 0x%08x from local memory, 0x%08x from global", e / 8,
+                     e % 8, w[e], w[256 + e]);
+        nonzero += w[e] != 0;
+    }
+    assert_true(nonzero > 200); /* random halves: nearly every register holds a nonzero pair */
+    free(w);
+}
+
 /* ---- the scheduler's issue order, against the H200 ----------------------------------------
  * gpu/microbench/sched.cu ran sched_order_i8 (tests/data/sched) on the H200 with one block of
  * 32 warps: 8 warps on each scheduler, each with 8 independent FFMA chains, 17 %clock stamps
@@ -1211,6 +1259,7 @@ int main(void)
         cmocka_unit_test(test_mma_partial_warp),
         cmocka_unit_test(test_wmma_h200),
         cmocka_unit_test(test_wmma_faults),
+        cmocka_unit_test(test_wmma_paths),
         cmocka_unit_test(test_cuda_source),
         cmocka_unit_test(test_unsupported_other_kernel),
         cmocka_unit_test(test_mangled_kernel_names),

@@ -361,6 +361,21 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
         lo = down ? a31 : a0;
         hi = down ? a0 : a31;
         orr = a0 | step; /* every lane aligned when lane 0 and the stride are */
+    } else if (m == XFULL) { /* (one loop per register width, no lane test: vectorised) */
+        if (R)
+            for (int l = 0; l < 32; l++)
+                ad[l] = base + R[l];
+        else if (N)
+            for (int l = 0; l < 32; l++)
+                ad[l] = base + N[l];
+        else
+            for (int l = 0; l < 32; l++)
+                ad[l] = base;
+        for (int l = 0; l < 32; l++) {
+            lo = ad[l] < lo ? ad[l] : lo;
+            hi = ad[l] > hi ? ad[l] : hi;
+            orr |= ad[l];
+        }
     } else {
         for (int l = 0; l < 32; l++) {
             ad[l] = base + (R ? R[l] : N ? N[l] : 0);
@@ -436,31 +451,52 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
             ad[l] = base + (R ? R[l] : N ? N[l] : 0);
     if (nv == 1 && esz <= 4 && v->kind == XO_SLOT && v->slot >= 0 && v->bits >= 8 * esz &&
         !sgn) { /* one element into a register at least as wide, zero-extended */
-        for (int l = 0; l < 32; l++) {
-            if (!((m >> l) & 1))
-                continue;
-            uint8_t *h = h0 + (ad[l] - shift - lo) + stride * (size_t)l;
-            if (store) {
-                uint32_t x = (uint32_t)xslot_get(regs, v->slot, v->nw, l);
-                if (esz == 4)
-                    memcpy(h, &x, 4);
-                else if (esz == 2)
-                    memcpy(h, &x, 2);
-                else
-                    *h = (uint8_t)x;
-            } else {
-                uint32_t x = 0;
-                if (esz == 4)
-                    memcpy(&x, h, 4);
-                else if (esz == 2)
-                    memcpy(&x, h, 2);
-                else
-                    x = *h;
-                xslot_put(regs, v->slot, v->nw, l, x);
-            }
-            if (out)
-                out->addr[l] = ad[l] - shift;
+        /* one loop per direction, element size and register width (the lanes in m in
+         * ascending order, as the general loop below: of two lanes storing to one place the
+         * higher's value stays); a store moves the register's low bytes (little-endian) */
+#define LDST_LANES(BODY)                                                                   \
+    for (uint32_t mm_ = m; mm_; mm_ &= mm_ - 1) {                                          \
+        int l = __builtin_ctz(mm_);                                                        \
+        uint8_t *h = h0 + (ad[l] - shift - lo) + stride * (size_t)l;                        \
+        BODY;                                                                              \
+    }
+#define LDST_SIZES(LANE)                                                                   \
+    switch (esz) {                                                                         \
+    case 4: LANE(4); break;                                                                \
+    case 2: LANE(2); break;                                                                \
+    default: LANE(1); break;                                                               \
+    }
+        if (store && v->nw) {
+            const uint32_t *src = XNC(regs, v->slot);
+#define ST_N(n) LDST_LANES(memcpy(h, &src[l], n))
+            LDST_SIZES(ST_N)
+        } else if (store) {
+            const uint64_t *src = XR(regs, v->slot);
+#define ST_W(n) LDST_LANES(memcpy(h, &src[l], n))
+            LDST_SIZES(ST_W)
+        } else if (v->nw) {
+            uint32_t *dst = XN(regs, v->slot);
+#define LD_N(n) LDST_LANES(uint32_t x_ = 0; memcpy(&x_, h, n); dst[l] = x_)
+            LDST_SIZES(LD_N)
+        } else {
+            uint64_t *dst = XR(regs, v->slot);
+#define LD_W(n) LDST_LANES(uint32_t x_ = 0; memcpy(&x_, h, n); dst[l] = x_)
+            LDST_SIZES(LD_W)
         }
+#undef ST_N
+#undef ST_W
+#undef LD_N
+#undef LD_W
+#undef LDST_SIZES
+#undef LDST_LANES
+        if (out && m == XFULL)
+            for (int l = 0; l < 32; l++)
+                out->addr[l] = ad[l] - shift;
+        else if (out)
+            for (uint32_t mm = m; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                out->addr[l] = ad[l] - shift;
+            }
         return 1;
     }
     for (int l = 0; l < 32; l++) {
@@ -730,6 +766,103 @@ static wl_status do_cp_async(exec_block *b, int warp, const xinsn *in, uint32_t 
  * an element pair is contiguous in memory (LDG.E of 2 halves, LDG.E.64 of 2 floats), else one
  * per element; out reports that as mem_parts parts of mem_size bytes (the timing model looks
  * up each). Every lane must execute it (.aligned). Alignment is checked per element. */
+/* do_wmma's usual case, as CUDA's wmma::load_matrix_sync and store_matrix_sync issue it: every
+ * lane has the same matrix address and the same stride, the address is aligned, and the whole
+ * 16 x 16 tile (its first element to its last, the gaps between rows included) lies in bounds of
+ * one space other than local (whose lanes each have their own memory). Then the tile is
+ * translated once, and lane l's element i is at the lane's first element plus an offset that
+ * depends on i only (xwmma_coord: row and column are the lane's first plus a step of i). The
+ * same moves, in the same order, as the general loop below. 0 (nothing done): not this case;
+ * the general loop then does it, faults included. */
+static int wmma_tile(exec_block *b, int warp, const xinsn *in, uint64_t *regs, const xop *a,
+                     int f0, int si, int nregs, uint32_t esz, exec_step_info *out,
+                     uint64_t *ld0)
+{
+    const xwarp *W = &b->w[warp];
+    int load = in->op == PTX_OP_WMMA_LOAD, frag = in->ir->mode & PTX_WMMA_FRAG;
+    int col = (in->ir->mode & PTX_WMMA_COL) != 0, bfrag = frag == PTX_WMMA_B;
+    uint64_t ld = si < in->nops ? (uint32_t)xget(&in->o[si], regs, 0) : 16;
+    uint64_t base = lane_addr(W, regs, a, 0);
+    for (int l = 1; l < 32; l++)
+        if ((si < in->nops && (uint32_t)xget(&in->o[si], regs, l) != ld) ||
+            lane_addr(W, regs, a, l) != base)
+            return 0;
+    if (base & (esz - 1))
+        return 0;
+    int space = in->space;
+    uint64_t addr = base, size = (15 * ld + 16) * esz;
+    uint8_t *h = span(b, warp, 0, &space, &addr, size, !load);
+    if (!h || space == XS_LOCAL)
+        return 0;
+    /* matrix position (r, c) at (row-major) r ld + c or (column-major) c ld + r elements */
+    uint64_t rs = col ? esz : ld * esz, cs = col ? ld * esz : esz;
+    uint64_t lane0[32], step[8];
+    for (int l = 0; l < 32; l++) {
+        int r, c;
+        xwmma_coord(bfrag, l, 0, &r, &c);
+        lane0[l] = (uint64_t)r * rs + (uint64_t)c * cs;
+    }
+    for (int i = 0; i < 8; i++) {
+        int r, c;
+        xwmma_coord(bfrag, 0, i, &r, &c); /* lane 0's first element is (0, 0) */
+        step[i] = (uint64_t)r * rs + (uint64_t)c * cs;
+    }
+    for (int l = 0; l < 32; l++)
+        note(out, l, addr + lane0[l], space, esz);
+    if (load) {
+        /* register by register (the same values as lane by lane: reading memory changes
+         * nothing, and a slot named twice ends with its last register's either way) */
+        for (int j = 0; j < nregs; j++) {
+            const xop *v = &in->o[f0 + j / 4];
+            int32_t slot = v->vec[j % 4];
+            if (slot < 0)
+                continue;
+            int e = esz == 2 ? 2 * (j % 4) : j, nw = v->vnw[j % 4];
+            const uint8_t *h0 = h + step[e], *h1 = h + step[esz == 2 ? e + 1 : e];
+            uint32_t x[32];
+            for (int l = 0; l < 32; l++) {
+                uint32_t lo, hi = 0;
+                if (esz == 2) {
+                    uint16_t a16, b16;
+                    memcpy(&a16, h0 + lane0[l], 2);
+                    memcpy(&b16, h1 + lane0[l], 2);
+                    lo = a16;
+                    hi = (uint32_t)b16 << 16;
+                } else {
+                    memcpy(&lo, h0 + lane0[l], 4);
+                }
+                x[l] = lo | hi;
+            }
+            if (nw)
+                memcpy(XN(regs, slot), x, sizeof x);
+            else
+                for (int l = 0; l < 32; l++)
+                    XR(regs, slot)[l] = x[l];
+        }
+        *ld0 = ld;
+        return 1;
+    }
+    for (int l = 0; l < 32; l++) { /* stores lane by lane: overlapping elements (a stride
+                                      below 16) are written in the general loop's order */
+        uint8_t *hl = h + lane0[l];
+        for (int j = 0; j < nregs; j++) {
+            const xop *v = &in->o[f0 + j / 4];
+            int32_t slot = v->vec[j % 4];
+            int e = esz == 2 ? 2 * (j % 4) : j;
+            if (esz == 4 || j < 4) {
+                uint64_t x = slot < 0 ? 0 : xslot_get(regs, slot, v->vnw[j % 4], l);
+                memcpy(hl + step[e], &x, esz);
+                if (esz == 2) {
+                    x >>= 16;
+                    memcpy(hl + step[e + 1], &x, 2);
+                }
+            }
+        }
+    }
+    *ld0 = ld;
+    return 1;
+}
+
 static wl_status do_wmma(exec_block *b, int warp, const xinsn *in, uint32_t m,
                          exec_step_info *out, diag_t *d)
 {
@@ -748,7 +881,8 @@ static wl_status do_wmma(exec_block *b, int warp, const xinsn *in, uint32_t m,
     uint32_t esz = frag <= PTX_WMMA_B ? 2 : 4;
     wl_status st = WL_OK;
     uint64_t ld0 = 16; /* lane 0's stride: the parts' offsets (the stride is uniform in CUDA) */
-    for (int l = 0; l < 32; l++) {
+    int tiled = wmma_tile(b, warp, in, regs, a, f0, si, nregs, esz, out, &ld0);
+    for (int l = 0; l < 32 && !tiled; l++) {
         uint64_t ld = si < in->nops ? (uint32_t)xget(&in->o[si], regs, l) : 16;
         ld0 = l == 0 ? ld : ld0;
         /* memory index of matrix position (r, c): row-major r ld + c, column-major c ld + r

@@ -134,6 +134,42 @@ typedef struct {
     int nonfin;
 } xmul;
 
+/* term() over n inputs of one format: normal numbers and zeros (nearly all) in a loop the
+ * compiler vectorises, then term() itself for the others (subnormals, infinities, NaNs), if
+ * any: the same values, exponents and nonfin as term() on each. */
+static void decode_terms(const uint32_t *u, int n, int fmt, double *v, int *e, int *nonfin)
+{
+    uint32_t odd = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t w = u[i], f, ex, normal, zero;
+        int ee;
+        if (fmt == XM_F16) {
+            ex = w >> 10 & 31;
+            zero = (w & 0x7fff) == 0;
+            f = zero ? (w & 0x8000) << 16 : (w & 0x8000) << 16 | (ex + 112) << 23 | (w & 1023) << 13;
+            normal = ex - 1u < 30u;
+            ee = (int)ex - 14;
+        } else {
+            f = fmt == XM_BF16 ? w << 16 : w;
+            ex = f >> 23 & 0xff;
+            zero = (f & 0x7fffffff) == 0;
+            normal = ex - 1u < 254u;
+            ee = (int)ex - 126 + (fmt == XM_F32);
+        }
+        float x;
+        memcpy(&x, &f, sizeof x);
+        v[i] = x;
+        e[i] = zero ? XM_LOW : ee;
+        odd |= !normal & !zero;
+    }
+    for (int i = 0; odd && i < n; i++) {
+        uint32_t f = fmt == XM_F16 ? u[i] << 17 : fmt == XM_BF16 ? u[i] << 17 : u[i] << 1;
+        uint32_t ex = fmt == XM_F16 ? u[i] >> 10 & 31 : f >> 24;
+        if (f != 0 && (ex == 0 || ex == (fmt == XM_F16 ? 31u : 0xffu)))
+            term(u[i], fmt, &v[i], &e[i], nonfin);
+    }
+}
+
 static inline void put_a(xmul *x, int r, int k, uint32_t h, int fmt)
 {
     term(h, fmt, &x->av[r][k], &x->ae[r][k], &x->nonfin);
@@ -298,6 +334,26 @@ wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
     return WL_OK;
 }
 
+/* The fragment layout of xwmma_coord as array indices (row * 16 + column): element i of lane
+ * l of A, C and D at pa[l] + qa[i], of B at pb[l] + qb[i]. */
+static void wmma_index(int *pa, int *qa, int *pb, int *qb)
+{
+    for (int l = 0; l < 32; l++) {
+        int r, c;
+        xwmma_coord(0, l, 0, &r, &c);
+        pa[l] = r * 16 + c;
+        xwmma_coord(1, l, 0, &r, &c);
+        pb[l] = r * 16 + c;
+    }
+    for (int i = 0; i < 8; i++) { /* lane 0's element 0 is (0, 0) in both */
+        int r, c;
+        xwmma_coord(0, 0, i, &r, &c);
+        qa[i] = r * 16 + c;
+        xwmma_coord(1, 0, i, &r, &c);
+        qb[i] = r * 16 + c;
+    }
+}
+
 /* wmma.mma.sync m16n16k16: D = A x B + C over the warp's fragments (exec_int.h: xwmma_coord),
  * each 16 x 8 half of D as one HMMA.16816 (the SASS has two), so each element is formed as
  * mma.sync's (xmul_run above); A and B of f16 are read from their first four registers (the
@@ -312,21 +368,29 @@ wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
     const int fmt = bf16 ? XM_BF16 : XM_F16;
     xmul x;
     x.nonfin = 0;
+    /* the inputs' bits in matrix order (A[r][k], B[k][n], C[r][n]), then decoded together */
+    uint32_t ua[MMA_M][MMA_KMAX], ub[MMA_KMAX][MMA_M], uc[MMA_M][MMA_M];
+    /* xwmma_coord's position of element i of lane l as an index into a 16 x 16 array: lane l's
+     * element 0 plus a step of i (A, C, D: pa[l] + qa[i]; B: pb[l] + qb[i]) */
+    int pa[32], pb[32], qa[8], qb[8];
+    wmma_index(pa, qa, pb, qb);
     for (int i = 0; i < 8; i++) { /* element i of every lane: register i / 2 of a and b, i of c */
         uint32_t ra[32], rb[32], rc[32];
         lanes32(oa, i >> 1, regs, ra);
         lanes32(ob, i >> 1, regs, rb);
         lanes32(&oc[i >> 2], i & 3, regs, rc);
         int sh = 16 * (i & 1);
+        uint32_t *a0 = &ua[0][0] + qa[i], *b0 = &ub[0][0] + qb[i], *c0 = &uc[0][0] + qa[i];
         for (int l = 0; l < 32; l++) {
-            int r, c;
-            xwmma_coord(0, l, i, &r, &c);
-            put_a(&x, r, c, ra[l] >> sh & 0xffff, fmt);
-            put_c(&x, r, c, rc[l]);
-            xwmma_coord(1, l, i, &r, &c);
-            put_b(&x, r, c, rb[l] >> sh & 0xffff, fmt);
+            a0[pa[l]] = ra[l] >> sh & 0xffff;
+            c0[pa[l]] = rc[l];
+            b0[pb[l]] = rb[l] >> sh & 0xffff;
         }
     }
+    _Static_assert(MMA_M == MMA_KMAX, "A, B and C of wmma are 16 x 16 arrays alike");
+    decode_terms(&ua[0][0], 256, fmt, &x.av[0][0], &x.ae[0][0], &x.nonfin);
+    decode_terms(&ub[0][0], 256, fmt, &x.bv[0][0], &x.be[0][0], &x.nonfin);
+    decode_terms(&uc[0][0], 256, XM_F32, &x.cv[0][0], &x.ce[0][0], &x.nonfin);
     uint32_t dm[MMA_M][MMA_M];
     xmul_run(&x, 16, 16, dm);
     for (int i = 0; i < 8; i++) {
@@ -334,11 +398,13 @@ wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
         int32_t slot = o->vec[i & 3];
         if (slot < 0)
             continue;
-        for (int l = 0; l < 32; l++) {
-            int r, c;
-            xwmma_coord(0, l, i, &r, &c);
-            xslot_put(regs, slot, o->vnw[i & 3], l, dm[r][c]);
-        }
+        const uint32_t *d0 = &dm[0][0] + qa[i];
+        if (o->vnw[i & 3])
+            for (int l = 0; l < 32; l++)
+                XN(regs, slot)[l] = d0[pa[l]];
+        else
+            for (int l = 0; l < 32; l++)
+                XR(regs, slot)[l] = d0[pa[l]];
     }
     return WL_OK;
 }
