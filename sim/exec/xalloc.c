@@ -49,16 +49,18 @@
 
 #define XALLOC_MAX_WORDS (4u << 20) /* bit-set words for all blocks; larger: not shared */
 
-/* The IR registers (< nr) an instruction reads and writes. */
+/* The IR registers (< nr) an instruction reads and writes: up to XA_OPS of each, enough for
+ * wmma.mma's 32 (8 of d written, 8 each of a, b and c read). */
+#define XA_OPS 32
 typedef struct {
-    int32_t uses[16], defs[16];
+    int32_t uses[XA_OPS], defs[XA_OPS];
     int nuse, ndef, kill; /* kill: the definitions write every lane that executes x */
     int32_t pin;          /* a register read from lanes that may not execute x, or -1 */
 } xa_ops;
 
 static void add(int32_t *v, int *n, int32_t r, uint32_t nr)
 {
-    if (r >= 0 && (uint32_t)r < nr && *n < 16)
+    if (r >= 0 && (uint32_t)r < nr && *n < XA_OPS)
         v[(*n)++] = r;
 }
 
@@ -100,7 +102,7 @@ static int collect(const xfunc *xf, const xinsn *x, uint32_t nr, xa_ops *o)
         total++;
     }
     o->kill = x->guard < 0 && x->op != PTX_OP_BAR && x->op < PTX_OP_COUNT;
-    return total <= 16;
+    return total <= XA_OPS; /* (so neither list was cut short) */
 }
 
 #define BIT(s, r) (((s)[(r) / 64] >> ((r) % 64)) & 1)
