@@ -1062,6 +1062,63 @@ static void test_register_slots(void **state)
     kt_close(&t);
 }
 
+/* Slot sharing in a function with wmma.mma, whose operands name 32 registers (xalloc.c: the
+ * liveness pass once gave up on any instruction naming more than 16, and such a function kept a
+ * slot per register). Two products in a row: D1 = A B + C, D2 = A B + D1, with A and B all
+ * 1.0 and C zero: every element of D2 is 32. A, B and C are dead once the first product has
+ * read C, so D2 can take C's slots, and D1's die at the second product. */
+static const char wmma_slots_ptx[] = HDR
+    ".visible .entry ws(.param .u64 pa, .param .u64 pc, .param .u64 pd)\n{\n"
+    ".reg .b32 %r<17>;\n.reg .f32 %f<25>;\n.reg .b64 %rd<4>;\n"
+    "ld.param.u64 %rd1, [pa];\nld.param.u64 %rd2, [pc];\nld.param.u64 %rd3, [pd];\n"
+    "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, "
+    "[%rd1], 16;\n"
+    "wmma.load.b.sync.aligned.row.m16n16k16.global.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, "
+    "%r16}, [%rd1], 16;\n"
+    "wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, "
+    "[%rd2], 16;\n"
+    "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32 {%f9, %f10, %f11, %f12, %f13, %f14, %f15, "
+    "%f16}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9, %r10, %r11, %r12, %r13, %r14, %r15, "
+    "%r16}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};\n"
+    "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32 {%f17, %f18, %f19, %f20, %f21, %f22, %f23, "
+    "%f24}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9, %r10, %r11, %r12, %r13, %r14, %r15, "
+    "%r16}, {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16};\n"
+    "wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd3], {%f17, %f18, %f19, %f20, %f21, "
+    "%f22, %f23, %f24}, 16;\nret;\n}\n";
+
+static void test_register_slots_wmma(void **state)
+{
+    (void)state;
+    kt t;
+    kt_text(&t, wmma_slots_ptx, "ws");
+    uint16_t ones[256];
+    for (int i = 0; i < 256; i++)
+        ones[i] = 0x3c00; /* f16 1.0 */
+    float zero[256] = {0}, out[256];
+    uint64_t a = kt_buf(&t, ones, sizeof ones), c = kt_buf(&t, zero, sizeof zero);
+    uint64_t d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, a);
+    kt_arg(&t, 1, c);
+    kt_arg(&t, 2, d);
+    exec_prog *p = kt_prog(&t, 1, 32, 0, 0);
+    uint32_t regs, imm, declared;
+    exec_prog_slots(p, &regs, &imm, &declared);
+    exec_prog_destroy(p);
+    /* 46 registers declared; in slots: A and B (16, live throughout), C then D2 (8: C's last
+     * reader is the first product, D2's writer the second), D1 (8: it is read by the product
+     * that writes D2, and an instruction's result takes no slot of its own operands) and the
+     * 3 addresses: 35. One slot per register: 46 */
+    if (regs > 35)
+        fail_msg("a function with wmma.mma: %u of %u registers in slots of their own", regs,
+                 declared);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (int i = 0; i < 256; i++)
+        if (out[i] != 32.0f)
+            fail_msg("element %d = %g, want 32", i, (double)out[i]);
+    kt_close(&t);
+}
+
 /* A result written over an operand read for the last time (xalloc.c, xa_last) only where the
  * handler is lane by lane: %r3 = %r5 + %r1 takes %r5's slot, but the shuffle, whose lane l
  * reads lane l - 1's %r4, must not write %r5 over %r4 (lane l - 1's value would be gone
@@ -1318,6 +1375,7 @@ int main(void)
         cmocka_unit_test(test_local_and_atomics),
         cmocka_unit_test(test_special_registers),
         cmocka_unit_test(test_register_slots),
+        cmocka_unit_test(test_register_slots_wmma),
         cmocka_unit_test(test_register_inplace),
         cmocka_unit_test(test_launch_constants),
         cmocka_unit_test(test_narrow_partial_writes),
