@@ -759,21 +759,15 @@ static wl_status do_cp_async(exec_block *b, int warp, const xinsn *in, uint32_t 
     return WL_OK;
 }
 
-/* wmma.load and wmma.store (m16n16k16): each lane moves its fragment's elements (exec_int.h,
- * xwmma_coord) from or to their places in the 16 x 16 matrix at its address, `stride` elements
- * between rows (row-major) or columns (column-major; B: column-major means its k runs along
- * memory), 16 without a stride operand. The H200's SASS moves them as 4 accesses per lane when
- * an element pair is contiguous in memory (LDG.E of 2 halves, LDG.E.64 of 2 floats), else one
- * per element; out reports that as mem_parts parts of mem_size bytes (the timing model looks
- * up each). Every lane must execute it (.aligned). Alignment is checked per element. */
 /* do_wmma's usual case, as CUDA's wmma::load_matrix_sync and store_matrix_sync issue it: every
  * lane has the same matrix address and the same stride, the address is aligned, and the whole
  * 16 x 16 tile (its first element to its last, the gaps between rows included) lies in bounds of
  * one space other than local (whose lanes each have their own memory). Then the tile is
  * translated once, and lane l's element i is at the lane's first element plus an offset that
  * depends on i only (xwmma_coord: row and column are the lane's first plus a step of i). The
- * same moves, in the same order, as the general loop below. 0 (nothing done): not this case;
- * the general loop then does it, faults included. */
+ * same results as do_wmma's general loop (loads register by register, which leaves the same
+ * values; stores lane by lane, in its order). 0 (nothing done): not this case; the general
+ * loop then does it, faults included. */
 static int wmma_tile(exec_block *b, int warp, const xinsn *in, uint64_t *regs, const xop *a,
                      int f0, int si, int nregs, uint32_t esz, exec_step_info *out,
                      uint64_t *ld0)
@@ -863,6 +857,13 @@ static int wmma_tile(exec_block *b, int warp, const xinsn *in, uint64_t *regs, c
     return 1;
 }
 
+/* wmma.load and wmma.store (m16n16k16): each lane moves its fragment's elements (exec_int.h,
+ * xwmma_coord) from or to their places in the 16 x 16 matrix at its address, `stride` elements
+ * between rows (row-major) or columns (column-major; B: column-major means its k runs along
+ * memory), 16 without a stride operand. The H200's SASS moves them as 4 accesses per lane when
+ * an element pair is contiguous in memory (LDG.E of 2 halves, LDG.E.64 of 2 floats), else one
+ * per element; out reports that as mem_parts parts of mem_size bytes (the timing model looks
+ * up each). Every lane must execute it (.aligned). Alignment is checked per element. */
 static wl_status do_wmma(exec_block *b, int warp, const xinsn *in, uint32_t m,
                          exec_step_info *out, diag_t *d)
 {
