@@ -59,7 +59,7 @@ for t in exec_sem exec_ptx exec_kernels memory timing_model random_kernels; do
     fail=1
   fi
 done
-# The tensor cores' adder sums four columns at a time with AVX2 (sim/exec/xmma.c, row_terms);
+# The tensor cores' adder works four columns at a time with AVX2 (sim/exec/xmma.c, rows_avx2);
 # the baseline's scalar loop must give the same bits. Every mma and wmma kernel of the tests
 # (whose native results equal the H200's: test_run_cli) on random bit patterns (NaNs,
 # infinities, subnormals among them), run natively and emulated, dumps compared byte for byte.

@@ -1119,6 +1119,63 @@ static void test_register_slots_wmma(void **state)
     kt_close(&t);
 }
 
+/* cvt.rn.f16.f32 (xfast.c: eight lanes at a time, through F16C where the host has it; the
+ * baseline CPU step of CI runs the scalar form): rounding to nearest even at the ties, overflow
+ * to inf, subnormal and zero results, infinities, and NaNs (the canonical f16 NaN, also for a
+ * signalling one), all 32 lanes at once and, for the same inputs, only the odd lanes (the
+ * others keep the destination's old value). Groups of eight lanes with and without a NaN. */
+static const char cvth_ptx[] = HDR
+    ".visible .entry cvth(.param .u64 in, .param .u64 out)\n{\n"
+    ".reg .pred %p<2>;\n.reg .b16 %h<3>;\n.reg .b32 %r<6>;\n.reg .f32 %f<2>;\n"
+    ".reg .b64 %rd<8>;\n"
+    "ld.param.u64 %rd1, [in];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "ld.param.u64 %rd3, [out];\ncvta.to.global.u64 %rd4, %rd3;\n"
+    "mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd5, %r1, 4;\nadd.s64 %rd6, %rd2, %rd5;\n"
+    "ld.global.f32 %f1, [%rd6];\n"
+    "cvt.rn.f16.f32 %h1, %f1;\n"
+    "and.b32 %r2, %r1, 1;\nsetp.ne.u32 %p1, %r2, 0;\nmov.b16 %h2, 0x1234;\n"
+    "@%p1 cvt.rn.f16.f32 %h2, %f1;\n"
+    "cvt.u32.u16 %r3, %h1;\ncvt.u32.u16 %r4, %h2;\n"
+    "add.s64 %rd7, %rd4, %rd5;\nst.global.u32 [%rd7], %r3;\nst.global.u32 [%rd7+128], %r4;\n"
+    "ret;\n}\n";
+
+static void test_cvt_f16(void **state)
+{
+    (void)state;
+    /* f32 bits -> f16 bits, derived by hand */
+    static const uint32_t in[32] = {
+        0x3f800000, 0xc0000000, 0x477fe000, 0x477ff000, 0x477fef00, 0x4e6e6b28, 0xce6e6b28,
+        0x7f800000, /* 1, -2, 65504, 65520 (the tie: to inf), just below it, +-1e9, inf */
+        0xff800000, 0x7fc00000, 0x33800000, 0x33000000, 0x33400000, 0x38800000, 0x80000000,
+        0x3f801000, /* -inf, NaN, 2^-24, 2^-25 (tie: to 0), 1.5 x 2^-25, 2^-14, -0, 1 + 2^-11 */
+        0x3f803000, 0x3f801008, 0xffc00001, 0x7f800001, 0x3dcccccd, 0x00000001, 0x387fe000,
+        0x3f802000, /* 1 + 3 x 2^-11, above the tie, -NaN, signalling NaN, 0.1, an f32
+                       subnormal (to 0), 1023.5 x 2^-24 (the tie: up to 2^-14), 1 + 2^-10 */
+        0x00000000, 0x3f800000, 0x40000000, 0x40400000, 0x40800000, 0x40a00000, 0x40c00000,
+        0x40e00000}; /* 0 .. 7 */
+    static const uint32_t want[32] = {
+        0x3c00, 0xc000, 0x7bff, 0x7c00, 0x7bff, 0x7c00, 0xfc00, 0x7c00,
+        0xfc00, 0x7fff, 0x0001, 0x0000, 0x0001, 0x0400, 0x8000, 0x3c00,
+        0x3c02, 0x3c01, 0x7fff, 0x7fff, 0x2e66, 0x0000, 0x0400, 0x3c01,
+        0x0000, 0x3c00, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600, 0x4700};
+    kt t;
+    kt_text(&t, cvth_ptx, "cvth");
+    uint32_t out[64];
+    uint64_t a = kt_buf(&t, in, sizeof in), d = kt_buf(&t, NULL, sizeof out);
+    kt_arg(&t, 0, a);
+    kt_arg(&t, 1, d);
+    RUN_OK(kt_run(&t, 1, 32, 0));
+    kt_get(&t, d, out, sizeof out);
+    for (int l = 0; l < 32; l++) {
+        if (out[l] != want[l])
+            fail_msg("lane %d: f32 0x%08x -> f16 0x%04x, want 0x%04x", l, in[l], out[l], want[l]);
+        uint32_t odd = l & 1 ? want[l] : 0x1234;
+        if (out[32 + l] != odd)
+            fail_msg("odd lanes only, lane %d: 0x%04x, want 0x%04x", l, out[32 + l], odd);
+    }
+    kt_close(&t);
+}
+
 /* A result written over an operand read for the last time (xalloc.c, xa_last) only where the
  * handler is lane by lane: %r3 = %r5 + %r1 takes %r5's slot, but the shuffle, whose lane l
  * reads lane l - 1's %r4, must not write %r5 over %r4 (lane l - 1's value would be gone
@@ -1377,6 +1434,7 @@ int main(void)
         cmocka_unit_test(test_register_slots),
         cmocka_unit_test(test_register_slots_wmma),
         cmocka_unit_test(test_register_inplace),
+        cmocka_unit_test(test_cvt_f16),
         cmocka_unit_test(test_launch_constants),
         cmocka_unit_test(test_narrow_partial_writes),
         cmocka_unit_test(test_strided_forms),

@@ -15,6 +15,7 @@
 #include "exec_int.h"
 #include "ptx.h"
 #include "sem.h"
+#include "semf.h"
 #include "xlane.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -297,6 +298,56 @@ static void f_ffma_n(const xinsn *in, uint64_t *regs, uint32_t m)
         D[__builtin_ctz(m)] = T[__builtin_ctz(m)];
 }
 
+/* cvt.rn.f16.f32 of a NaN, and of anything without F16C: what exec_cvt gives (semf). */
+static inline uint32_t cvt_h_f_one(uint32_t u)
+{
+    int32_t h = semf_f32_to_f16_rn(u);
+    return h >= 0 ? (uint32_t)h : (uint32_t)semf_round((double)semf_f32(u), 0, SEMF_F16, SEMF_RN);
+}
+
+/* cvt.rn.f16.f32 with a narrow source and destination (half-precision kernels convert every
+ * input), eight lanes at a time: D may be A (each group is read before it is written). */
+static void f_cvt_h_f(const xinsn *in, uint64_t *regs, uint32_t m)
+{
+    const uint32_t *A = XSRC32(&in->o[1], regs);
+    uint32_t *D = XN(regs, in->o[0].slot), T[32];
+    for (int l = 0; l < 32; l++)
+        T[l] = cvt_h_f_one(A[l]);
+    for (; m; m &= m - 1)
+        D[__builtin_ctz(m)] = T[__builtin_ctz(m)];
+}
+
+#if XF_AVX2
+/* The same with the host's F16C conversion (vcvtps2ph, round to nearest even, exceptions
+ * masked): the same bits as semf_round for every f32 input but a NaN (all 2^32 of them
+ * compared, docs/performance.md, forty-second session); a group of eight holding a NaN (whose
+ * f16 is the canonical one, semf) lane by lane. */
+__attribute__((target("avx2,f16c"))) static void f_cvt_h_f_f16c(const xinsn *in,
+                                                                uint64_t *regs, uint32_t m)
+{
+    const uint32_t *A = XSRC32(&in->o[1], regs);
+    uint32_t *D = XN(regs, in->o[0].slot), T[32];
+    uint32_t *out = m == XFULL ? D : T;
+    const __m256i absm = _mm256_set1_epi32(0x7fffffff), inf = _mm256_set1_epi32(0x7f800000);
+    for (int g = 0; g < 32; g += 8) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(A + g));
+        /* a NaN: |a| above inf's bits (as signed 32-bit integers: both below 2^31) */
+        __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(a, absm), inf);
+        if (!_mm256_testz_si256(nan, nan)) {
+            for (int l = g; l < g + 8; l++)
+                out[l] = cvt_h_f_one(A[l]);
+            continue;
+        }
+        __m128i h = _mm256_cvtps_ph(_mm256_castsi256_ps(a),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm256_storeu_si256((__m256i *)(void *)(out + g), _mm256_cvtepu16_epi32(h));
+    }
+    if (out == T)
+        for (; m; m &= m - 1)
+            D[__builtin_ctz(m)] = T[__builtin_ctz(m)];
+}
+#endif
+
 /* The handler of an instruction whose whole effect happened before it (xinsn.pre_dst). */
 void xop_nop(const xinsn *in, uint64_t *regs, uint32_t m)
 {
@@ -332,6 +383,16 @@ void xop_pick_fast(xinsn *in)
         ((in->k0 == XK_S && in->k1 == XK_S) ||
          ((in->k0 == XK_U || in->k0 == XK_B) && (in->k1 == XK_U || in->k1 == XK_B)))) {
         in->fast = in->k0 == XK_S ? PICKWN(f_cvt_s64_s32) : PICKWN(f_cvt_u64_u32);
+        return;
+    }
+    /* cvt.rn.f16.f32 (no ftz or saturation: flags are 0 here), narrow in and out */
+    if (in->op == PTX_OP_CVT && in->nops == 2 && in->k0 == XK_H && in->k1 == XK_F &&
+        in->w1 == 32 && in->round == PTX_RND_RN && narrow) {
+#if XF_AVX2
+        in->fast = avx2 && __builtin_cpu_supports("f16c") ? f_cvt_h_f_f16c : f_cvt_h_f;
+#else
+        in->fast = f_cvt_h_f;
+#endif
         return;
     }
     if (cvta_g) {

@@ -186,8 +186,7 @@ static inline void put_c(xmul *x, int r, int n, uint32_t u)
 }
 
 /* s[n] += trunc(a[j] b[j][n] sc[n]) for j < k, n < nc (8 or 16; the scaled products cut
- * toward zero: xmul_run). The loops vectorise except for trunc, which GCC keeps scalar; with
- * AVX2, four columns at a time (vroundpd toward zero: the same values). */
+ * toward zero: xmul_run). */
 static void row_terms(const double *a, const double (*b)[MMA_M], const double *sc, double *s,
                       int k, int nc)
 {
@@ -196,32 +195,115 @@ static void row_terms(const double *a, const double (*b)[MMA_M], const double *s
             s[n] += trunc(a[j] * b[j][n] * sc[n]);
 }
 
+/* The largest exponent e[n] of the terms of D's row r, columns n < nc (header): C's, then every
+ * product's (the sum of its factors' exponents). */
+static inline void row_exponents(const xmul *x, int r, int k, int nc, int *e)
+{
+    for (int n = 0; n < nc; n++)
+        e[n] = x->ce[r][n];
+    for (int j = 0; j < k; j++) {
+        int a = x->ae[r][j];
+        for (int n = 0; n < nc; n++)
+            e[n] = a + x->be[j][n] > e[n] ? a + x->be[j][n] : e[n];
+    }
+}
+
+/* The rows of D (xmul_run), one element at a time. */
+static void rows_scalar(const xmul *x, int k, int nc, uint32_t d[MMA_M][MMA_M])
+{
+    for (int r = 0; r < MMA_M; r++) {
+        int e[MMA_M];
+        double sc[MMA_M], s[MMA_M];
+        row_exponents(x, r, k, nc, e);
+        for (int n = 0; n < nc; n++) {
+            e[n] = e[n] < XM_LOW / 2 ? 27 : e[n]; /* every term zero: any scale */
+            sc[n] = pow2(27 - e[n]);
+            s[n] = trunc(x->cv[r][n] * sc[n]);
+        }
+        row_terms(x->av[r], x->bv, sc, s, k, nc);
+        for (int n = 0; n < nc; n++)
+            d[r][n] = f32_rz(s[n] * pow2(e[n] - 27));
+    }
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) static void row_terms_avx2(const double *a,
-                                                           const double (*b)[MMA_M],
-                                                           const double *sc, double *s, int k,
-                                                           int nc)
+#define XM_AVX2 __attribute__((target("avx2")))
+
+/* 2^n in each of four doubles, for -1022 <= n <= 1023 (pow2). */
+XM_AVX2 static inline __m256d pow2_4(__m128i n)
+{
+    __m128i b = _mm_add_epi32(n, _mm_set1_epi32(1023));
+    return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(b), 52));
+}
+
+/* f32_rz of four doubles into d[0..3]: zeros and values in f32's normal range (nearly all)
+ * by clearing the low 29 bits of each significand at once, four values whose conversion is then
+ * exact; a group with any other value through f32_rz one by one. */
+XM_AVX2 static inline void f32_rz_4(__m256d x, uint32_t *d)
+{
+    __m256i b = _mm256_castpd_si256(x);
+    __m256i ex = _mm256_and_si256(_mm256_srli_epi64(b, 52), _mm256_set1_epi64x(0x7ff));
+    __m256i zero = _mm256_castpd_si256(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_EQ_OQ));
+    __m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(1023 - 126), ex),
+                                  _mm256_cmpgt_epi64(ex, _mm256_set1_epi64x(1023 + 127)));
+    out = _mm256_andnot_si256(zero, out);
+    if (!_mm256_testz_si256(out, out)) {
+        double v[4];
+        _mm256_storeu_pd(v, x);
+        for (int i = 0; i < 4; i++)
+            d[i] = f32_rz(v[i]);
+        return;
+    }
+    /* -0 as +0 (f32_rz gives 0 for either zero) */
+    b = _mm256_andnot_si256(zero, _mm256_and_si256(b, _mm256_set1_epi64x(~((INT64_C(1) << 29) - 1))));
+    _mm_storeu_si128((__m128i *)(void *)d,
+                     _mm_castps_si128(_mm256_cvtpd_ps(_mm256_castsi256_pd(b))));
+}
+
+/* rows_scalar with four columns per AVX2 register: the same operations in the same order on
+ * each element (trunc is vroundpd toward zero), so the same bits (scripts/baseline-cpu.sh runs
+ * both). Inlined into rows_avx2 with wmma's and mma.sync's k and nc as constants, so that the
+ * loops over them unroll. */
+XM_AVX2 __attribute__((always_inline)) static inline void rows_avx2_kn(const xmul *x, int k,
+                                                                        int nc,
+                                                                        uint32_t d[MMA_M][MMA_M])
 {
     enum { Z = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC };
-    __m256d acc[4], c[4];
     const int nq = nc / 4;
-    for (int q = 0; q < nq; q++) {
-        acc[q] = _mm256_loadu_pd(s + 4 * q);
-        c[q] = _mm256_loadu_pd(sc + 4 * q);
-    }
-    for (int j = 0; j < k; j++) {
-        __m256d x = _mm256_set1_pd(a[j]);
+    for (int r = 0; r < MMA_M; r++) {
+        int e[MMA_M];
+        row_exponents(x, r, k, nc, e);
+        __m256d acc[4], sc[4];
+        __m128i ev[4];
         for (int q = 0; q < nq; q++) {
-            __m256d p = _mm256_mul_pd(_mm256_mul_pd(x, _mm256_loadu_pd(b[j] + 4 * q)), c[q]);
-            acc[q] = _mm256_add_pd(acc[q], _mm256_round_pd(p, Z));
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(e + 4 * q));
+            v = _mm_blendv_epi8(v, _mm_set1_epi32(27), _mm_cmplt_epi32(v, _mm_set1_epi32(XM_LOW / 2)));
+            ev[q] = v;
+            sc[q] = pow2_4(_mm_sub_epi32(_mm_set1_epi32(27), v));
+            acc[q] = _mm256_round_pd(_mm256_mul_pd(_mm256_loadu_pd(x->cv[r] + 4 * q), sc[q]), Z);
         }
+        for (int j = 0; j < k; j++) {
+            __m256d a = _mm256_set1_pd(x->av[r][j]);
+            for (int q = 0; q < nq; q++) {
+                __m256d p = _mm256_mul_pd(_mm256_mul_pd(a, _mm256_loadu_pd(x->bv[j] + 4 * q)), sc[q]);
+                acc[q] = _mm256_add_pd(acc[q], _mm256_round_pd(p, Z));
+            }
+        }
+        for (int q = 0; q < nq; q++)
+            f32_rz_4(_mm256_mul_pd(acc[q], pow2_4(_mm_sub_epi32(ev[q], _mm_set1_epi32(27)))),
+                     &d[r][4 * q]);
     }
-    for (int q = 0; q < nq; q++)
-        _mm256_storeu_pd(s + 4 * q, acc[q]);
 }
-#define ROW_TERMS (__builtin_cpu_supports("avx2") ? row_terms_avx2 : row_terms)
-#else
-#define ROW_TERMS row_terms
+
+XM_AVX2 static void rows_avx2(const xmul *x, int k, int nc, uint32_t d[MMA_M][MMA_M])
+{
+    if (k == 16 && nc == 16)
+        rows_avx2_kn(x, 16, 16, d); /* wmma */
+    else if (k == 16 && nc == MMA_N)
+        rows_avx2_kn(x, 16, MMA_N, d); /* mma.sync m16n8k16 */
+    else
+        rows_avx2_kn(x, k, nc, d);
+}
 #endif
 
 /* D = A x B + C (k terms) as the tensor core adds it (header), a row of D at a time: the
@@ -232,27 +314,12 @@ __attribute__((target("avx2"))) static void row_terms_avx2(const double *a,
  * IEEE plain sum instead (their row's values above are then not used). */
 static inline void xmul_run(const xmul *x, int k, int nc, uint32_t d[MMA_M][MMA_M])
 {
-    void (*terms)(const double *, const double (*)[MMA_M], const double *, double *, int, int) =
-        ROW_TERMS;
-    for (int r = 0; r < MMA_M; r++) {
-        int e[MMA_M];
-        double sc[MMA_M], s[MMA_M];
-        for (int n = 0; n < nc; n++)
-            e[n] = x->ce[r][n];
-        for (int j = 0; j < k; j++) {
-            int a = x->ae[r][j];
-            for (int n = 0; n < nc; n++)
-                e[n] = a + x->be[j][n] > e[n] ? a + x->be[j][n] : e[n];
-        }
-        for (int n = 0; n < nc; n++) {
-            e[n] = e[n] < XM_LOW / 2 ? 27 : e[n]; /* every term zero: any scale */
-            sc[n] = pow2(27 - e[n]);
-            s[n] = trunc(x->cv[r][n] * sc[n]);
-        }
-        terms(x->av[r], x->bv, sc, s, k, nc);
-        for (int n = 0; n < nc; n++)
-            d[r][n] = f32_rz(s[n] * pow2(e[n] - 27));
-    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2"))
+        rows_avx2(x, k, nc, d);
+    else
+#endif
+        rows_scalar(x, k, nc, d);
     if (!x->nonfin)
         return;
     for (int r = 0; r < MMA_M; r++)
