@@ -263,32 +263,50 @@ XM_AVX2 static inline void f32_rz_4(__m256d x, uint32_t *d)
 /* rows_scalar with four columns per AVX2 register: the same operations in the same order on
  * each element (trunc is vroundpd toward zero), so the same bits (scripts/baseline-cpu.sh runs
  * both). Inlined into rows_avx2 with wmma's and mma.sync's k and nc as constants, so that the
- * loops over them unroll. */
+ * loops over them unroll and the sums stay in registers (written with intrinsics throughout:
+ * GCC's own vectorisation of the exponent loop shuffled across rows). */
 XM_AVX2 __attribute__((always_inline)) static inline void rows_avx2_kn(const xmul *x, int k,
                                                                         int nc,
                                                                         uint32_t d[MMA_M][MMA_M])
 {
     enum { Z = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC };
-    const int nq = nc / 4;
+    const int nq = nc / 4, no = nc / 8; /* four doubles, eight exponents per register */
     for (int r = 0; r < MMA_M; r++) {
-        int e[MMA_M];
-        row_exponents(x, r, k, nc, e);
+        __m256i e8[2];
+#pragma GCC unroll 2
+        for (int o = 0; o < no; o++)
+            e8[o] = _mm256_loadu_si256((const __m256i *)(const void *)(x->ce[r] + 8 * o));
+#pragma GCC unroll 16
+        for (int j = 0; j < k; j++) {
+            __m256i a = _mm256_set1_epi32(x->ae[r][j]);
+#pragma GCC unroll 2
+            for (int o = 0; o < no; o++) {
+                __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(x->be[j] + 8 * o));
+                e8[o] = _mm256_max_epi32(e8[o], _mm256_add_epi32(a, b));
+            }
+        }
         __m256d acc[4], sc[4];
         __m128i ev[4];
+#pragma GCC unroll 4
         for (int q = 0; q < nq; q++) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(e + 4 * q));
+            __m128i v = q & 1 ? _mm256_extracti128_si256(e8[q >> 1], 1)
+                              : _mm256_castsi256_si128(e8[q >> 1]);
+            /* every term zero: any scale (27) */
             v = _mm_blendv_epi8(v, _mm_set1_epi32(27), _mm_cmplt_epi32(v, _mm_set1_epi32(XM_LOW / 2)));
             ev[q] = v;
             sc[q] = pow2_4(_mm_sub_epi32(_mm_set1_epi32(27), v));
             acc[q] = _mm256_round_pd(_mm256_mul_pd(_mm256_loadu_pd(x->cv[r] + 4 * q), sc[q]), Z);
         }
+#pragma GCC unroll 16
         for (int j = 0; j < k; j++) {
             __m256d a = _mm256_set1_pd(x->av[r][j]);
+#pragma GCC unroll 4
             for (int q = 0; q < nq; q++) {
                 __m256d p = _mm256_mul_pd(_mm256_mul_pd(a, _mm256_loadu_pd(x->bv[j] + 4 * q)), sc[q]);
                 acc[q] = _mm256_add_pd(acc[q], _mm256_round_pd(p, Z));
             }
         }
+#pragma GCC unroll 4
         for (int q = 0; q < nq; q++)
             f32_rz_4(_mm256_mul_pd(acc[q], pow2_4(_mm_sub_epi32(ev[q], _mm_set1_epi32(27)))),
                      &d[r][4 * q]);
@@ -299,10 +317,10 @@ XM_AVX2 static void rows_avx2(const xmul *x, int k, int nc, uint32_t d[MMA_M][MM
 {
     if (k == 16 && nc == 16)
         rows_avx2_kn(x, 16, 16, d); /* wmma */
-    else if (k == 16 && nc == MMA_N)
+    else if (k == 16)
         rows_avx2_kn(x, 16, MMA_N, d); /* mma.sync m16n8k16 */
     else
-        rows_avx2_kn(x, k, nc, d);
+        rows_avx2_kn(x, 8, MMA_N, d); /* mma.sync m16n8k8 */
 }
 #endif
 
