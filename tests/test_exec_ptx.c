@@ -1176,6 +1176,57 @@ static void test_cvt_f16(void **state)
     kt_close(&t);
 }
 
+/* 16-bit loads and stores of narrow registers (xmem.c: whole-warp forms for 2-byte elements):
+ * consecutive lanes (all 32, and the odd lanes only), every lane at one address, a stride of two
+ * elements and a descending one; a store writes the register's low 16 bits, a load
+ * zero-extends into a 16- or 32-bit register (values with the top bit set). */
+static const char move16_ptx[] = HDR
+    ".visible .entry mv16(.param .u64 out)\n{\n"
+    ".reg .pred %p<2>;\n.reg .b16 %h<6>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<5>;\n"
+    ".shared .align 4 .b16 sh[128];\n"
+    "mov.u32 %r1, %tid.x;\nmov.u32 %r2, sh;\nshl.b32 %r3, %r1, 1;\nadd.u32 %r4, %r2, %r3;\n"
+    "mul.lo.u32 %r5, %r1, 0x101;\nor.b32 %r5, %r5, 0x8000;\n" /* 0x8000 | 257 l */
+    "add.u32 %r6, %r5, 0x70000;\n"                            /* high bits a store drops */
+    "st.shared.b16 [%r4], %r6;\n"                              /* consecutive, all lanes */
+    "cvt.u16.u32 %h1, %r1;\nst.shared.b16 [%r4+64], %h1;\n"   /* sh[32 + l] = l */
+    "and.b32 %r7, %r1, 1;\nsetp.ne.u32 %p1, %r7, 0;\n"
+    "cvt.u16.u32 %h2, %r5;\n@%p1 st.shared.b16 [%r4+64], %h2;\n" /* odd lanes overwrite */
+    "bar.sync 0;\n"
+    "ld.shared.u16 %h3, [%r4];\n"                             /* consecutive: back */
+    "ld.shared.u16 %r8, [sh+6];\n"                            /* every lane: sh[3] */
+    "sub.u32 %r9, 31, %r1;\nshl.b32 %r9, %r9, 1;\nadd.u32 %r9, %r2, %r9;\n"
+    "ld.shared.u16 %r10, [%r9];\n"                            /* descending: sh[31 - l] */
+    "shl.b32 %r11, %r1, 2;\nand.b32 %r11, %r11, 127;\nadd.u32 %r11, %r2, %r11;\n"
+    "ld.shared.u16 %r12, [%r11+64];\n"                        /* stride 2: sh[32 + 2 l] */
+    "cvt.u32.u16 %r13, %h3;\n"
+    "ld.shared.u16 %r14, [%r4+64];\n"                        /* the odd lanes' stores */
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n"
+    "st.global.u32 [%rd4], %r13;\nst.global.u32 [%rd4+128], %r8;\n"
+    "st.global.u32 [%rd4+256], %r10;\nst.global.u32 [%rd4+384], %r12;\n"
+    "st.global.u32 [%rd4+512], %r14;\n"
+    "ret;\n}\n";
+
+static void test_move16_forms(void **state)
+{
+    (void)state;
+    kt t;
+    uint32_t out[5 * 32];
+    kt_run_out(&t, move16_ptx, "mv16", 32, out, sizeof out);
+    uint32_t sh[128] = {0}; /* shared memory starts zeroed */
+    for (uint32_t l = 0; l < 32; l++) {
+        sh[l] = (0x8000u | 257u * l) & 0xffff;
+        sh[32 + l] = l & 1 ? sh[l] : l;
+    }
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t want[5] = {sh[l], sh[3], sh[31 - l], sh[32 + 2 * l], sh[32 + l]};
+        for (int k = 0; k < 5; k++)
+            if (out[k * 32 + l] != want[k])
+                fail_msg("value %d of lane %u: 0x%x, want 0x%x", k, l, out[k * 32 + l], want[k]);
+    }
+    kt_close(&t);
+}
+
 /* A result written over an operand read for the last time (xalloc.c, xa_last) only where the
  * handler is lane by lane: %r3 = %r5 + %r1 takes %r5's slot, but the shuffle, whose lane l
  * reads lane l - 1's %r4, must not write %r5 over %r4 (lane l - 1's value would be gone
@@ -1435,6 +1486,7 @@ int main(void)
         cmocka_unit_test(test_register_slots_wmma),
         cmocka_unit_test(test_register_inplace),
         cmocka_unit_test(test_cvt_f16),
+        cmocka_unit_test(test_move16_forms),
         cmocka_unit_test(test_launch_constants),
         cmocka_unit_test(test_narrow_partial_writes),
         cmocka_unit_test(test_strided_forms),

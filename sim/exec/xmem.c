@@ -194,8 +194,8 @@ static inline void lane_move(uint64_t *regs, const xop *v, int l, uint8_t *h, ui
     }
 }
 
-/* Whole-warp forms of ldst_fast's data move, for one element of esz 4 or 8 bytes into a
- * register at least as wide, when lane l's address is a0 + l * step for all 32 lanes (modulo
+/* Whole-warp forms of ldst_fast's data move, for one element of esz 4 or 8 bytes (2 with a
+ * narrow register) into a register at least as wide, when lane l's address is a0 + l * step for all 32 lanes (modulo
  * 2^64): consecutive lanes at consecutive addresses (step == esz: the coalesced access of nearly
  * every kernel) move one block of 32 * esz bytes when all lanes run; a load where every lane
  * reads the same address (step 0: kernel parameters, broadcast values) reads it once; any
@@ -334,6 +334,41 @@ static void warp_move32(uint32_t *D, uint8_t *h, int form, uint64_t step, int st
     }
 }
 
+/* warp_move32 for 2-byte elements and a narrow register (ldst_fast: f16 and 16-bit integer
+ * moves of half-precision kernels): a store writes each lane's low 16 bits, a load zero-extends
+ * them, as the lane-by-lane loop does; a consecutive access of all lanes is one 64-byte copy. */
+static void warp_move16(uint32_t *D, uint8_t *h, int form, uint64_t step, int store, uint32_t m)
+{
+    if (form == XW_UNIFORM) { /* a load */
+        uint16_t x;
+        memcpy(&x, h, 2);
+        SET_LANES(D, x, m);
+    } else if (m != XFULL || form == XW_STRIDED) {
+        for (; m; m &= m - 1) {
+            int l = __builtin_ctz(m);
+            uint8_t *hl = lane_at(h, step, l);
+            uint16_t x = (uint16_t)D[l];
+            if (store)
+                memcpy(hl, &x, 2);
+            else {
+                memcpy(&x, hl, 2);
+                D[l] = x;
+            }
+        }
+    } else {
+        uint16_t t[32];
+        if (store) {
+            for (int l = 0; l < 32; l++)
+                t[l] = (uint16_t)D[l];
+            memcpy(h, t, sizeof t);
+        } else {
+            memcpy(t, h, sizeof t);
+            for (int l = 0; l < 32; l++)
+                D[l] = t[l];
+        }
+    }
+}
+
 /* Fast path: when every active lane's access lies in one allocation / window and is aligned,
  * translate once for the warp. Returns 0 when the per-lane path must decide (and report). */
 static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint64_t *regs,
@@ -352,7 +387,8 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
     /* with some lanes idle, the form is still tested on all 32 (their registers hold values
      * too): a stricter test (the whole span must be mapped) than the lanes need */
     if (nv == 1 && v->kind == XO_SLOT && v->slot >= 0 && !sgn &&
-        ((esz == 4 && v->bits >= 32) || (esz == 8 && v->bits >= 64 && !v->nw)))
+        ((esz == 4 && v->bits >= 32) || (esz == 8 && v->bits >= 64 && !v->nw) ||
+         (esz == 2 && v->bits >= 16 && v->nw)))
         form = N ? warp_form32(N, esz, store, &step) : warp_form(R, esz, store, &step);
     if (form != XW_NONE) { /* lanes at a0 + l * step: the ends are lanes 0 and 31 */
         a0 = base + (R ? R[0] : N ? N[0] : 0);
@@ -435,7 +471,9 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
     }
     if (form != XW_NONE && stride == 0) { /* local memory is per lane: not one host block */
         uint8_t *h = h0 + (a0 - lo); /* lane 0's */
-        if (v->nw)
+        if (v->nw && esz == 2)
+            warp_move16(XN(regs, v->slot), h, form, step, store, m);
+        else if (v->nw)
             warp_move32(XN(regs, v->slot), h, form, step, store, m);
         else
             warp_move(XR(regs, v->slot), h, esz, form, step, store, m);
@@ -806,15 +844,15 @@ static int wmma_tile(exec_block *b, int warp, const xinsn *in, uint64_t *regs, c
     if (load) {
         /* register by register (the same values as lane by lane: reading memory changes
          * nothing, and a slot named twice ends with its last register's either way) */
+        uint32_t xs[4][32]; /* 16-bit elements: registers 4-7 hold what 0-3 hold */
         for (int j = 0; j < nregs; j++) {
             const xop *v = &in->o[f0 + j / 4];
             int32_t slot = v->vec[j % 4];
-            if (slot < 0)
-                continue;
             int e = esz == 2 ? 2 * (j % 4) : j, nw = v->vnw[j % 4];
             const uint8_t *h0 = h + step[e], *h1 = h + step[esz == 2 ? e + 1 : e];
-            uint32_t x[32];
-            for (int l = 0; l < 32; l++) {
+            uint32_t *x = xs[j % 4];
+            /* (16-bit: register j >= 4 has register j - 4's elements, e above, already in x) */
+            for (int l = 0; l < 32 && !(esz == 2 && j >= 4); l++) {
                 uint32_t lo, hi = 0;
                 if (esz == 2) {
                     uint16_t a16, b16;
@@ -827,8 +865,10 @@ static int wmma_tile(exec_block *b, int warp, const xinsn *in, uint64_t *regs, c
                 }
                 x[l] = lo | hi;
             }
+            if (slot < 0)
+                continue;
             if (nw)
-                memcpy(XN(regs, slot), x, sizeof x);
+                memcpy(XN(regs, slot), x, 32 * sizeof *x);
             else
                 for (int l = 0; l < 32; l++)
                     XR(regs, slot)[l] = x[l];
