@@ -1227,6 +1227,48 @@ static void test_move16_forms(void **state)
     kt_close(&t);
 }
 
+/* 32-bit moves of two half-warps over consecutive words each (xmem.c: two 64-byte copies): a
+ * store whose halves overlap (lanes 16-23 write the words of lanes 8-15: the higher lanes'
+ * values stay, as lane by lane), a load of two halves apart, and the region read back whole. */
+static const char halves_ptx[] = HDR
+    ".visible .entry hw(.param .u64 out)\n{\n"
+    ".reg .b32 %r<16>;\n.reg .b64 %rd<5>;\n"
+    ".shared .align 4 .b32 sh[96];\n"
+    "mov.u32 %r1, %tid.x;\nmov.u32 %r2, sh;\n"
+    "and.b32 %r3, %r1, 15;\nshr.u32 %r4, %r1, 4;\n"
+    "mul.lo.u32 %r5, %r4, 8;\nadd.u32 %r5, %r5, %r3;\nshl.b32 %r5, %r5, 2;\n"
+    "add.u32 %r5, %r2, %r5;\n"                               /* word (l & 15) + 8 (l >> 4) */
+    "mad.lo.u32 %r6, %r1, 7, 1;\nst.shared.u32 [%r5], %r6;\n"
+    "mul.lo.u32 %r7, %r4, 40;\nadd.u32 %r7, %r7, %r3;\nshl.b32 %r7, %r7, 2;\n"
+    "add.u32 %r7, %r2, %r7;\n"                               /* word (l & 15) + 40 (l >> 4) */
+    "mul.lo.u32 %r8, %r1, 3;\nst.shared.u32 [%r7+64], %r8;\n" /* words 16-31, 56-71 */
+    "bar.sync 0;\n"
+    "ld.shared.u32 %r9, [%r7+64];\n"
+    "shl.b32 %r10, %r1, 2;\nadd.u32 %r10, %r2, %r10;\nld.shared.u32 %r11, [%r10];\n"
+    "ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+    "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n"
+    "st.global.u32 [%rd4], %r9;\nst.global.u32 [%rd4+128], %r11;\n"
+    "ret;\n}\n";
+
+static void test_half_warp_moves(void **state)
+{
+    (void)state;
+    kt t;
+    uint32_t out[2 * 32], sh[96] = {0};
+    kt_run_out(&t, halves_ptx, "hw", 32, out, sizeof out);
+    for (uint32_t l = 0; l < 32; l++) /* in lane order: lanes 16-23 after lanes 8-15 */
+        sh[(l & 15) + 8 * (l >> 4)] = 7 * l + 1;
+    for (uint32_t l = 0; l < 32; l++)
+        sh[16 + (l & 15) + 40 * (l >> 4)] = 3 * l;
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t want[2] = {3 * l, sh[l]};
+        for (int k = 0; k < 2; k++)
+            if (out[k * 32 + l] != want[k])
+                fail_msg("value %d of lane %u: %u, want %u", k, l, out[k * 32 + l], want[k]);
+    }
+    kt_close(&t);
+}
+
 /* A result written over an operand read for the last time (xalloc.c, xa_last) only where the
  * handler is lane by lane: %r3 = %r5 + %r1 takes %r5's slot, but the shuffle, whose lane l
  * reads lane l - 1's %r4, must not write %r5 over %r4 (lane l - 1's value would be gone
@@ -1487,6 +1529,7 @@ int main(void)
         cmocka_unit_test(test_register_inplace),
         cmocka_unit_test(test_cvt_f16),
         cmocka_unit_test(test_move16_forms),
+        cmocka_unit_test(test_half_warp_moves),
         cmocka_unit_test(test_launch_constants),
         cmocka_unit_test(test_narrow_partial_writes),
         cmocka_unit_test(test_strided_forms),

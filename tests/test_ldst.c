@@ -16,9 +16,11 @@
 
 #include "timing_int.h"
 
-static uint32_t ref_sectors(const exec_step_info *in, uint32_t *nlines)
+/* The sectors in lane order, each at its first lane (what the memory model is given: its
+ * requests group the consecutive sectors of one line), and the number of lines. */
+static uint32_t ref_sectors(const exec_step_info *in, uint32_t *nlines, uint64_t *s)
 {
-    uint64_t s[64 * 32], l[64 * 32];
+    uint64_t l[64 * 32];
     uint32_t ns = 0, nl = 0;
     for (int lane = 0; lane < 32; lane++) {
         if (!((in->exec_mask >> lane) & 1))
@@ -78,12 +80,19 @@ static void check_in(const char *what, const exec_step_info *in, const exec_step
     uint32_t mask = in->exec_mask, size = in->mem_size;
     uint64_t secs[64];
     uint32_t nl = 0, rnl = 0;
+    uint64_t rsecs[64 * 32];
     uint32_t ns = ldst_coalesce(in, 32, 128, secs, &nl);
-    uint32_t rns = ref_sectors(ref, &rnl);
+    uint32_t rns = ref_sectors(ref, &rnl, rsecs);
     if (ns != rns || nl != rnl)
         fail_msg("%s (mask %08x size %u base %llu stride %llu): %u sectors %u lines, reference "
                  "%u and %u", what, mask, size, (unsigned long long)base,
                  (unsigned long long)stride, ns, nl, rns, rnl);
+    for (uint32_t i = 0; i < ns; i++)
+        if (secs[i] != rsecs[i])
+            fail_msg("%s (mask %08x size %u base %llu stride %llu): sector %u is %llu, reference "
+                     "%llu (lane order)", what, mask, size, (unsigned long long)base,
+                     (unsigned long long)stride, i, (unsigned long long)secs[i],
+                     (unsigned long long)rsecs[i]);
     for (uint32_t i = 1; i < ns; i++)
         for (uint32_t j = 0; j < i; j++)
             if (secs[i] == secs[j])
@@ -142,6 +151,41 @@ static void test_patterns(void **state)
                 check("stride 33 words", masks[mi], sz, b, 132, 0);
                 check("scattered", masks[mi], sz, b, 0, 1);
             }
+}
+
+/* Two half-warps over consecutive elements each (ldst.c's shortcut for tiles 16 wide), the
+ * second half at many offsets from the first: after it (a row further on), sharing its last
+ * sector or line, overlapping it, the same, below it; all lanes and some (no shortcut); the
+ * sectors in lane order against the reference. */
+static void test_half_warps(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[] = {1, 2, 4, 8, 16};
+    static const uint64_t bases[] = {0, 4, 16, 100, 128, 4096 + 64};
+    static const int64_t offs[] = {0, 1, 4, 31, 32, 60, 64, 96, 124, 128, 160, 4096, -4, -64,
+                                   -512};
+    static const uint32_t masks[] = {0xffffffffu, 0xfffffffeu, 0x0000ffffu};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t bi = 0; bi < sizeof bases / sizeof *bases; bi++)
+            for (size_t oi = 0; oi < sizeof offs / sizeof *offs; oi++)
+                for (int k = 0; k < 2; k++)
+                    for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++) {
+                        uint32_t sz = sizes[si];
+                        uint64_t b0 = bases[bi] + 1024;
+                        /* the second half k = 0: offs bytes after the first half's end; k =
+                         * 1: offs elements after its start */
+                        uint64_t b1 = k ? b0 + (uint64_t)(offs[oi] * (int64_t)sz)
+                                        : b0 + 16u * sz + (uint64_t)offs[oi];
+                        exec_step_info in;
+                        memset(&in, 0, sizeof in);
+                        in.exec_mask = masks[mi];
+                        in.mem_size = sz;
+                        for (int l = 0; l < 16; l++) {
+                            in.addr[l] = b0 + (uint64_t)l * sz;
+                            in.addr[16 + l] = b1 + (uint64_t)l * sz;
+                        }
+                        check_in("half-warps", &in, &in, b0, b1 - b0);
+                    }
 }
 
 /* Every stride of whole accesses of 4, 8 and 16 bytes, negative ones too, with all lanes
@@ -253,6 +297,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_derived),
         cmocka_unit_test(test_patterns),
+        cmocka_unit_test(test_half_warps),
         cmocka_unit_test(test_word_strides),
         cmocka_unit_test(test_double_strides),
         cmocka_unit_test(test_wrapping_strides),

@@ -369,6 +369,15 @@ static void warp_move16(uint32_t *D, uint8_t *h, int form, uint64_t step, int st
     }
 }
 
+/* Lanes 0-15 at consecutive words from ad[0], lanes 16-31 from ad[16]. */
+static int halves(const uint64_t *ad)
+{
+    int ok = 1;
+    for (int l = 1; l < 16; l++)
+        ok &= (ad[l] == ad[0] + 4u * (uint64_t)l) & (ad[16 + l] == ad[16] + 4u * (uint64_t)l);
+    return ok;
+}
+
 /* Fast path: when every active lane's access lies in one allocation / window and is aligned,
  * translate once for the warp. Returns 0 when the per-lane path must decide (and report). */
 static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint64_t *regs,
@@ -504,7 +513,20 @@ static int ldst_fast(exec_block *b, int warp, const xinsn *in, uint32_t m, uint6
     case 2: LANE(2); break;                                                                \
     default: LANE(1); break;                                                               \
     }
-        if (store && v->nw) {
+        if (m == XFULL && v->nw && esz == 4 && stride == 0 && halves(ad)) {
+            /* two half-warps over consecutive words each (a tile 16 wide): two 64-byte
+             * copies; where the halves overlap, the second (the higher lanes) is written
+             * last, as in the lane loop */
+            uint8_t *ha = h0 + (ad[0] - shift - lo), *hb = h0 + (ad[16] - shift - lo);
+            uint32_t *r = XN(regs, v->slot);
+            if (store) {
+                memcpy(ha, r, 64);
+                memcpy(hb, r + 16, 64);
+            } else {
+                memcpy(r, ha, 64);
+                memcpy(r + 16, hb, 64);
+            }
+        } else if (store && v->nw) {
             const uint32_t *src = XNC(regs, v->slot);
 #define ST_N(n) LDST_LANES(memcpy(h, &src[l], n))
             LDST_SIZES(ST_N)

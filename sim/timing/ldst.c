@@ -88,6 +88,21 @@ static int lane_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
     return ok;
 }
 
+/* Lanes 0-15 at *b0 + l size and lanes 16-31 at *b1 + (l - 16) size (addresses listed per lane:
+ * a line of them is lane_linear's case). */
+static int halves_linear(const exec_step_info *in, uint32_t size, uint64_t *b0, uint64_t *b1)
+{
+    if (in->addr_linear)
+        return 0;
+    uint64_t a = in->addr[0], b = in->addr[16];
+    int ok = 1;
+    for (int l = 1; l < 16; l++)
+        ok &= (in->addr[l] == a + (uint64_t)l * size) & (in->addr[16 + l] == b + (uint64_t)l * size);
+    *b0 = a;
+    *b1 = b;
+    return ok;
+}
+
 /* lane_linear with a base aligned to the access size (then no lane's access straddles). */
 static int base_aligned_linear(const exec_step_info *in, uint32_t size, uint64_t *base)
 {
@@ -214,6 +229,31 @@ uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t
             for (uint64_t s = s0; s <= s1; s++)
                 sectors[n++] = s;
             *nlines = (uint32_t)(div_by(s1, spl, lsh) - div_by(s0, spl, lsh) + 1);
+            return n;
+        }
+    }
+    /* All lanes in two half-warps, each over consecutive elements, the second at or above the
+     * first's last sector (a tile 16 elements wide: rows of 16 threads, as 16 x 16 blocks and
+     * wmma staging loops make): two runs of consecutive sectors, the second's first one dropped
+     * when it is the first's last (what the loop below finds, directly) */
+    uint64_t h0, h1;
+    if (m == 0xffffffffu && halves_linear(in, size, &h0, &h1)) {
+        uint64_t s0 = div_by(h0, sector_bytes, ssh), s1 = div_by(h0 + 16 * size - 1, sector_bytes, ssh);
+        uint64_t t0 = div_by(h1, sector_bytes, ssh), t1 = div_by(h1 + 16 * size - 1, sector_bytes, ssh);
+        if (t0 >= s1 && s1 - s0 < 32 && t1 - t0 < 32) {
+            for (uint64_t s = s0; s <= s1; s++)
+                sectors[n++] = s;
+            uint64_t u0 = t0 > s1 ? t0 : s1 + 1; /* the second run's first new sector */
+            for (uint64_t s = u0; s <= t1; s++)
+                sectors[n++] = s;
+            uint64_t la1 = div_by(s1, spl, lsh);
+            nl = (uint32_t)(la1 - div_by(s0, spl, lsh) + 1);
+            if (u0 <= t1) {
+                uint64_t lb0 = div_by(u0, spl, lsh), lb1 = div_by(t1, spl, lsh);
+                lb0 = lb0 > la1 ? lb0 : la1 + 1;
+                nl += lb1 >= lb0 ? (uint32_t)(lb1 - lb0 + 1) : 0;
+            }
+            *nlines = nl;
             return n;
         }
     }
