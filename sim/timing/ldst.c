@@ -129,6 +129,13 @@ void ldst_shared(const exec_step_info *in, uint32_t banks, uint32_t bank_bytes,
         *wavefronts = *ideal = g;
         return;
     }
+    if (32u * size < group_bytes && in->exec_mask && lane_linear(in, size, &base)) {
+        /* lanes on consecutive elements narrower than a word (16-bit stores of half-precision
+         * kernels): fewer than group_bytes bytes, so fewer consecutive words than banks, each
+         * word in a bank of its own: one wavefront */
+        *wavefronts = *ideal = 1;
+        return;
+    }
     uint32_t q = size / bank_bytes; /* words per lane: 1, 2 or 4 (then `per` = 32 / q) */
     if ((q == 1 || q == 2 || q == 4) && size == bank_bytes * q && banks == 32 &&
         in->exec_mask == 0xffffffffu &&
