@@ -239,6 +239,27 @@ uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t
             return n;
         }
     }
+    /* Lanes on a line at a stride of at least the access size, upwards (a structure's field,
+     * a strided loop): each active lane's bytes lie above the previous one's, so sectors and
+     * lines come in ascending order and a value is new unless it equals the last one (what the
+     * loop below finds, without its searches) */
+    if (in->addr_linear && in->addr_step >= size && in->addr_step < (UINT64_C(1) << 31) &&
+        in->addr_base <= UINT64_MAX - 32 * in->addr_step) {
+        for (uint32_t mm = m; mm; mm &= mm - 1) {
+            uint64_t a = in->addr_base + (uint64_t)__builtin_ctz(mm) * in->addr_step;
+            uint64_t s0 = div_by(a, sector_bytes, ssh), s1 = div_by(a + size - 1, sector_bytes, ssh);
+            for (uint64_t s = s0; s <= s1; s++) {
+                if ((n && sectors[n - 1] == s) || n == 64)
+                    continue;
+                sectors[n++] = s;
+                uint64_t line = div_by(s, spl, lsh);
+                if (!(nl && lines[nl - 1] == line) && nl < 64)
+                    lines[nl++] = line;
+            }
+        }
+        *nlines = nl;
+        return n;
+    }
     /* All lanes in two half-warps, each over consecutive elements, the second at or above the
      * first's last sector (a tile 16 elements wide: rows of 16 threads, as 16 x 16 blocks and
      * wmma staging loops make): two runs of consecutive sectors, the second's first one dropped
