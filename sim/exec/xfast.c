@@ -11,6 +11,9 @@
  *   Integer and IEEE single operations give the same bits either way (no contraction: the
  *   project builds as ISO C, so a*b+c is never fused; fma uses its own exact routine). */
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 
 #include "exec_int.h"
 #include "ptx.h"
@@ -305,6 +308,16 @@ static inline uint32_t cvt_h_f_one(uint32_t u)
     return h >= 0 ? (uint32_t)h : (uint32_t)semf_round((double)semf_f32(u), 0, SEMF_F16, SEMF_RN);
 }
 
+#if XF_AVX2
+/* Does the host have F16C (CPUID leaf 1, ECX bit 29)? (Clang's __builtin_cpu_supports does not
+ * know "f16c".) */
+static int host_f16c(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+}
+#endif
+
 /* cvt.rn.f16.f32 with a narrow source and destination (half-precision kernels convert every
  * input), eight lanes at a time: D may be A (each group is read before it is written). */
 static void f_cvt_h_f(const xinsn *in, uint64_t *regs, uint32_t m)
@@ -389,7 +402,7 @@ void xop_pick_fast(xinsn *in)
     if (in->op == PTX_OP_CVT && in->nops == 2 && in->k0 == XK_H && in->k1 == XK_F &&
         in->w1 == 32 && in->round == PTX_RND_RN && narrow) {
 #if XF_AVX2
-        in->fast = avx2 && __builtin_cpu_supports("f16c") ? f_cvt_h_f_f16c : f_cvt_h_f;
+        in->fast = avx2 && host_f16c() ? f_cvt_h_f_f16c : f_cvt_h_f;
 #else
         in->fast = f_cvt_h_f;
 #endif
