@@ -80,6 +80,13 @@ static inline int32_t semf_f32_to_f16_rn(uint32_t u)
     return (int32_t)semf_rn_bits((int)(u >> 31), E, u & 0x7fffff, 23, 10, 5, 15);
 }
 
+/* cvt.rn.f16.f32 of f32 bits u: on the bits in f16's normal range, semf_round otherwise. */
+static inline uint32_t semf_f32_to_f16(uint32_t u)
+{
+    int32_t h = semf_f32_to_f16_rn(u);
+    return h >= 0 ? (uint32_t)h : (uint32_t)semf_round((double)semf_f32(u), 0, SEMF_F16, SEMF_RN);
+}
+
 /* f32 flush-to-zero of subnormals (sign kept); f32 saturation. */
 float semf_ftz(float x);
 float semf_sat(float x);

@@ -301,13 +301,6 @@ static void f_ffma_n(const xinsn *in, uint64_t *regs, uint32_t m)
         D[__builtin_ctz(m)] = T[__builtin_ctz(m)];
 }
 
-/* cvt.rn.f16.f32 of a NaN, and of anything without F16C: what exec_cvt gives (semf). */
-static inline uint32_t cvt_h_f_one(uint32_t u)
-{
-    int32_t h = semf_f32_to_f16_rn(u);
-    return h >= 0 ? (uint32_t)h : (uint32_t)semf_round((double)semf_f32(u), 0, SEMF_F16, SEMF_RN);
-}
-
 #if XF_AVX2
 /* Does the host have F16C (CPUID leaf 1, ECX bit 29)? (Clang's __builtin_cpu_supports does not
  * know "f16c".) */
@@ -325,7 +318,7 @@ static void f_cvt_h_f(const xinsn *in, uint64_t *regs, uint32_t m)
     const uint32_t *A = XSRC32(&in->o[1], regs);
     uint32_t *D = XN(regs, in->o[0].slot), T[32];
     for (int l = 0; l < 32; l++)
-        T[l] = cvt_h_f_one(A[l]);
+        T[l] = semf_f32_to_f16(A[l]);
     for (; m; m &= m - 1)
         D[__builtin_ctz(m)] = T[__builtin_ctz(m)];
 }
@@ -348,7 +341,7 @@ __attribute__((target("avx2,f16c"))) static void f_cvt_h_f_f16c(const xinsn *in,
         __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(a, absm), inf);
         if (!_mm256_testz_si256(nan, nan)) {
             for (int l = g; l < g + 8; l++)
-                out[l] = cvt_h_f_one(A[l]);
+                out[l] = semf_f32_to_f16(A[l]);
             continue;
         }
         __m128i h = _mm256_cvtps_ph(_mm256_castsi256_ps(a),

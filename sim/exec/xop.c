@@ -186,11 +186,7 @@ static wl_status exec_cvt(const xinsn *in, uint64_t *regs, uint64_t *Dv, diag_t 
     }
     if (dk == XK_H && sk == XK_F && sw == 32 && r == SEMF_RN && !ftz && !sat && !to_int) {
         /* cvt.rn.f16.f32 (half-precision kernels convert every input): on the bits */
-        LOOP({
-            int32_t h = semf_f32_to_f16_rn((uint32_t)A[l]);
-            Dv[l] = zx(h >= 0 ? (uint64_t)h : fput(fget(A[l], sk, sw, 0), dk, dw, r, 0, 0),
-                       bits);
-        });
+        LOOP(Dv[l] = zx(semf_f32_to_f16((uint32_t)A[l]), bits));
         return WL_OK;
     }
     LOOP({

@@ -213,6 +213,22 @@ static inline int seen_sorted(const uint64_t *list, uint32_t n, int up, uint64_t
     return list[n - 1] == v || listed(list, n, v);
 }
 
+/* Sectors s0..s1 after the ones listed, which are in ascending order and end at or below s0:
+ * each is new unless it equals the last (at most 64), its line likewise (the lane loop of
+ * ldst_coalesce on ascending lanes). */
+static inline void add_ascending(uint64_t s0, uint64_t s1, uint32_t spl, int lsh,
+                                 uint64_t *sectors, uint32_t *n, uint64_t *lines, uint32_t *nl)
+{
+    for (uint64_t s = s0; s <= s1; s++) {
+        if ((*n && sectors[*n - 1] == s) || *n == 64)
+            continue;
+        sectors[(*n)++] = s;
+        uint64_t line = div_by(s, spl, lsh);
+        if (!(*nl && lines[*nl - 1] == line) && *nl < 64)
+            lines[(*nl)++] = line;
+    }
+}
+
 uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t line_bytes,
                        uint64_t *sectors, uint32_t *nlines)
 {
@@ -241,46 +257,27 @@ uint32_t ldst_coalesce(const exec_step_info *in, uint32_t sector_bytes, uint32_t
     }
     /* Lanes on a line at a stride of at least the access size, upwards (a structure's field,
      * a strided loop): each active lane's bytes lie above the previous one's, so sectors and
-     * lines come in ascending order and a value is new unless it equals the last one (what the
-     * loop below finds, without its searches) */
+     * lines come in ascending order (what the loop below finds, without its searches) */
     if (in->addr_linear && in->addr_step >= size && in->addr_step < (UINT64_C(1) << 31) &&
         in->addr_base <= UINT64_MAX - 32 * in->addr_step) {
         for (uint32_t mm = m; mm; mm &= mm - 1) {
             uint64_t a = in->addr_base + (uint64_t)__builtin_ctz(mm) * in->addr_step;
-            uint64_t s0 = div_by(a, sector_bytes, ssh), s1 = div_by(a + size - 1, sector_bytes, ssh);
-            for (uint64_t s = s0; s <= s1; s++) {
-                if ((n && sectors[n - 1] == s) || n == 64)
-                    continue;
-                sectors[n++] = s;
-                uint64_t line = div_by(s, spl, lsh);
-                if (!(nl && lines[nl - 1] == line) && nl < 64)
-                    lines[nl++] = line;
-            }
+            add_ascending(div_by(a, sector_bytes, ssh), div_by(a + size - 1, sector_bytes, ssh),
+                          spl, lsh, sectors, &n, lines, &nl);
         }
         *nlines = nl;
         return n;
     }
     /* All lanes in two half-warps, each over consecutive elements, the second at or above the
      * first's last sector (a tile 16 elements wide: rows of 16 threads, as 16 x 16 blocks and
-     * wmma staging loops make): two runs of consecutive sectors, the second's first one dropped
-     * when it is the first's last (what the loop below finds, directly) */
+     * wmma staging loops make): two ascending runs of sectors */
     uint64_t h0, h1;
     if (m == 0xffffffffu && halves_linear(in, size, &h0, &h1)) {
         uint64_t s0 = div_by(h0, sector_bytes, ssh), s1 = div_by(h0 + 16 * size - 1, sector_bytes, ssh);
         uint64_t t0 = div_by(h1, sector_bytes, ssh), t1 = div_by(h1 + 16 * size - 1, sector_bytes, ssh);
         if (t0 >= s1 && s1 - s0 < 32 && t1 - t0 < 32) {
-            for (uint64_t s = s0; s <= s1; s++)
-                sectors[n++] = s;
-            uint64_t u0 = t0 > s1 ? t0 : s1 + 1; /* the second run's first new sector */
-            for (uint64_t s = u0; s <= t1; s++)
-                sectors[n++] = s;
-            uint64_t la1 = div_by(s1, spl, lsh);
-            nl = (uint32_t)(la1 - div_by(s0, spl, lsh) + 1);
-            if (u0 <= t1) {
-                uint64_t lb0 = div_by(u0, spl, lsh), lb1 = div_by(t1, spl, lsh);
-                lb0 = lb0 > la1 ? lb0 : la1 + 1;
-                nl += lb1 >= lb0 ? (uint32_t)(lb1 - lb0 + 1) : 0;
-            }
+            add_ascending(s0, s1, spl, lsh, sectors, &n, lines, &nl);
+            add_ascending(t0, t1, spl, lsh, sectors, &n, lines, &nl);
             *nlines = nl;
             return n;
         }
