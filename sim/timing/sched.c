@@ -706,8 +706,9 @@ __attribute__((noinline, cold)) static wl_status static_fill_once(tctx *c, tstat
  * that (for B = 4 exactly the interleave above; wider accesses keep their lanes' bytes
  * together). Spill op idx, for the lanes in w->spill_mask, becomes w's pending instruction: an
  * LG-queue local access like an LDL/STL, a reload writing its key (waited for by its use). */
-__attribute__((noinline, cold)) static wl_status spill_fetch(tctx *c, tw *w, uint32_t idx,
-                                                             uint64_t now)
+/* (Not inlined: most kernels have no spill code. Not marked cold either: where a kernel has
+ * it, it can be half the instructions, occ_regs_lb8.) */
+__attribute__((noinline)) static wl_status spill_fetch(tctx *c, tw *w, uint32_t idx, uint64_t now)
 {
     const tstatic *ts = &c->spill_ts[idx];
     const spill_op *op = &c->spill_ops[idx];
@@ -721,13 +722,17 @@ __attribute__((noinline, cold)) static wl_status spill_fetch(tctx *c, tw *w, uin
     uint64_t sb = (uint64_t)a->sector_bytes, spl = (uint64_t)a->line_bytes / sb;
     uint32_t n = 0, nl = 0;
     if (w->spill_mask == UINT32_MAX) { /* every lane (the usual case): one contiguous range */
-        uint64_t s0 = base / sb, s1 = (base + 32u * op->bytes - 1) / sb;
+        /* shifts where the sizes are powers of two (64-bit divisions were a tenth of this
+         * function's host time on occ_regs_lb8) */
+        int ssh = wl_log2_exact(sb), lsh = wl_log2_exact(spl);
+        uint64_t end = base + 32u * op->bytes - 1;
+        uint64_t s0 = ssh >= 0 ? base >> ssh : base / sb, s1 = ssh >= 0 ? end >> ssh : end / sb;
         n = (uint32_t)(s1 - s0 + 1);
         if (secs_room(w, n))
             return diag_set(c->d, WL_EUSAGE, NULL, 0, 0, "out of memory");
         for (uint32_t i = 0; i < n; i++)
             w->secs[i] = s0 + i;
-        nl = (uint32_t)(s1 / spl - s0 / spl + 1);
+        nl = (uint32_t)(lsh >= 0 ? (s1 >> lsh) - (s0 >> lsh) + 1 : s1 / spl - s0 / spl + 1);
     } else {
         uint64_t *secs = c->scratch_secs;
         for (uint32_t m = w->spill_mask; m; m &= m - 1) { /* ascending addresses */
@@ -1498,6 +1503,45 @@ int sched_ahead_safe(const tctx *c, const tsmsp *sp, uint64_t t)
     return 1;
 }
 
+/* The least ens over sched_eval's scan of n warps (scan_count: T_INF past the warps). */
+static uint64_t ens_least_scalar(const uint64_t *ens, int n)
+{
+    uint64_t m = T_INF;
+    for (int k = 0; k < n; k++)
+        m = ens[k] < m ? ens[k] : m;
+    return m;
+}
+
+#ifdef SCHED_X86
+/* The same, four warps per compare (n a multiple of 8; unsigned order by the flipped sign
+ * bit, as look_avx2). */
+__attribute__((target("avx2"))) static uint64_t ens_least_avx2(const uint64_t *ens, int n)
+{
+    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+    __m256i m = _mm256_set1_epi64x(INT64_MAX); /* T_INF flipped */
+    for (int k = 0; k < n; k += 4) {
+        __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(ens + k)),
+                                     sign);
+        m = _mm256_blendv_epi8(m, v, _mm256_cmpgt_epi64(m, v));
+    }
+    __m128i lo = _mm256_castsi256_si128(m), hi = _mm256_extracti128_si256(m, 1);
+    lo = _mm_blendv_epi8(lo, hi, _mm_cmpgt_epi64(lo, hi));
+    int64_t a = _mm_cvtsi128_si64(lo), b = _mm_extract_epi64(lo, 1); /* flipped: signed */
+    return (uint64_t)(a < b ? a : b) ^ (uint64_t)INT64_MIN;
+}
+#endif
+
+/* ens_least, vector from 5 warps on where the host can (n is then a multiple of 8). */
+static inline uint64_t ens_least(const tctx *c, const uint64_t *ens, int n)
+{
+#ifdef SCHED_X86
+    return c->avx2 && n > SCHED_SCAN_PAD / 2 ? ens_least_avx2(ens, n) : ens_least_scalar(ens, n);
+#else
+    (void)c;
+    return ens_least_scalar(ens, n);
+#endif
+}
+
 /* The warps of the classes in `classes` (tsmsp.cmask). */
 static inline uint64_t class_warps(const tsmsp *sp, uint32_t classes)
 {
@@ -1749,10 +1793,23 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
             }
     }
     /* max(ens, qp, t1) over the warps: the least of max(ens, qp), then at least t1 */
+    n = scan_count(sp->nwarps);
+    /* Usually no class is busy past the least ens (or t1): then that is the answer, without
+     * the walk over every warp's class below (which was a sixth of sched_eval's host
+     * instructions on occ_regs_lb8 and lat_copy: callgrind). Exact: with e1 = max(least ens,
+     * t1) and every class's qp <= e1, each max(ens, qp) lies in [ens, max(ens, e1)], so their
+     * least lies in [least ens, e1], and at least t1 it is e1. */
+    uint64_t emin = ens_least(c, ens, n);
+    if (emin == T_INF) /* every warp at a barrier or gone: nothing wakes the scheduler */
+        return WL_OK;
+    uint64_t e1 = max64(emin, t1);
+    if (!classes_busy(c, sp, e1)) {
+        tgpu_wake(c, sp, e1);
+        return WL_OK;
+    }
     uint64_t next = T_INF;
     const uint64_t *qp = sp->qp;
     const uint8_t *wres = sp->wres;
-    n = scan_count(sp->nwarps);
     int j0 = 0;
     for (; j0 + SCHED_SCAN_PAD <= n; j0 += SCHED_SCAN_PAD) { /* as the first scan */
 #pragma GCC unroll 8
