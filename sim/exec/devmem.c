@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct devmem {
     devmem_region *regs; /* sorted by base: addresses only grow */
@@ -12,6 +13,7 @@ struct devmem {
     uint64_t limit;      /* cap on the sum of sizes */
     uint64_t used;       /* sum of sizes */
     uint64_t next;       /* base of the next allocation */
+    uint64_t committed;  /* bytes of allocations committed up front (commit_pages) */
     size_t last;         /* last-hit cache for devmem_translate (index, < count when valid) */
 };
 
@@ -36,6 +38,36 @@ void devmem_destroy(devmem_t *m)
     }
     free(m->regs);
     free(m);
+}
+
+/* Host memory committed at allocation (commit_pages): up to this many bytes in all, from
+ * allocations of DEVMEM_COMMIT_MIN bytes on. */
+#define DEVMEM_COMMIT_MAX (1ull << 30)
+#define DEVMEM_COMMIT_MIN (1ull << 20)
+
+/* cudaMalloc hands out memory that is physically there before the launch. calloc's big blocks
+ * are committed page by page on first touch instead, so a kernel's output buffer was committed
+ * (one host page fault and a page zeroed per 4 KB) inside the simulated launch and counted in
+ * its host time: 3-4 % of lat_copy's (docs/performance.md, forty-third session). Committing
+ * the pages here moves that work to the allocation, where the program pays it on a GPU too;
+ * the process does the same work. Big buffers only, and at most DEVMEM_COMMIT_MAX bytes in
+ * all, so that a huge allocation a kernel touches only in part stays lazily backed. A hint:
+ * where the host refuses, pages are committed on first touch as before. */
+static void commit_pages(devmem_t *m, uint8_t *host, uint64_t size)
+{
+    if (size < DEVMEM_COMMIT_MIN || size > DEVMEM_COMMIT_MAX - m->committed)
+        return;
+    m->committed += size;
+    uintptr_t a = ((uintptr_t)host + 4095u) & ~(uintptr_t)4095u;
+    uintptr_t e = ((uintptr_t)host + (uintptr_t)size) & ~(uintptr_t)4095u;
+    if (e <= a)
+        return;
+#ifdef MADV_POPULATE_WRITE
+    if (madvise((void *)a, e - a, MADV_POPULATE_WRITE) == 0)
+        return;
+#endif
+    for (volatile uint8_t *p = (volatile uint8_t *)a; p < (volatile uint8_t *)e; p += 4096)
+        *p = 0; /* zero already (calloc): the write commits the page */
 }
 
 static uint64_t round_up(uint64_t v, uint64_t a)
@@ -77,6 +109,8 @@ wl_status devmem_alloc(devmem_t *m, uint64_t size, const char *label, uint64_t *
                             "out of host memory for device allocation '%s' (%" PRIu64 " bytes)",
                             label, size);
     }
+    if (host)
+        commit_pages(m, host, size);
     size_t ln = strlen(label);
     char *lab = (char *)malloc(ln + 1);
     if (!lab) {

@@ -13,8 +13,9 @@
  * there is an out-of-bounds fault (compute-sanitizer reports those too).
  *
  * What we simplify: no free/reuse (a launch allocates, runs, dumps, destroys);
- * host backing is one zeroed calloc per allocation (lazily committed by the OS for
- * big buffers; ordinary 4 KB pages on purpose: on 2 MB pages, hugemem.h, lat_copy and
+ * host backing is one zeroed calloc per allocation (committed at allocation for big
+ * buffers up to 1 GB in all, as cudaMalloc's memory is there before a launch, devmem.c
+ * commit_pages; beyond that lazily by the OS; ordinary 4 KB pages on purpose: on 2 MB pages, hugemem.h, lat_copy and
  * bk_transpose33 ran 7-13 % slower, also with each buffer at a different offset modulo 2 MB,
  * so not for cache-set aliasing alone: docs/performance.md, twelfth session); the total is
  * capped by the limit given to devmem_create.
