@@ -48,7 +48,7 @@ void devmem_destroy(devmem_t *m)
 /* cudaMalloc hands out memory that is physically there before the launch. calloc's big blocks
  * are committed page by page on first touch instead, so a kernel's output buffer was committed
  * (one host page fault and a page zeroed per 4 KB) inside the simulated launch and counted in
- * its host time: 3-4 % of lat_copy's (docs/performance.md, forty-third session). Committing
+ * its host time: about 2 % of lat_copy's (docs/performance.md, forty-third session). Committing
  * the pages here moves that work to the allocation, where the program pays it on a GPU too;
  * the process does the same work. Big buffers only, and at most DEVMEM_COMMIT_MAX bytes in
  * all, so that a huge allocation a kernel touches only in part stays lazily backed. A hint:
