@@ -44,11 +44,14 @@ struct cache {
      * compares four tags per instruction; tags are unique in a set, so the first match is the
      * only one and every scan finds the same way) */
     uint32_t (*scan)(const uint64_t *t, uint32_t ways, uint64_t key);
-    /* makes the way of rank r (r = fill for a new way) the most recent: every rank below r
-     * goes up by one (picked once for the host, like scan) */
-    void (*promote)(uint8_t *rank, uint8_t r);
-    /* the way whose rank is r (it exists: r < fill) */
-    uint32_t (*find_rank)(const uint8_t *rank, uint8_t r);
+    /* makes way w, of rank r, the most recent: every rank below r goes up by one and w's
+     * becomes 0; returns the way whose rank is then `last`, or CACHE_META_WAYS when none
+     * (picked once for the host, like scan). The ranks are read once and written once, with
+     * no byte store in between: a vector load that overlaps an earlier narrower store cannot
+     * take its data from the store buffer and waits until every older store has reached the
+     * host's cache, those to cold line records included (perf, co_stride32: a tenth of the
+     * run waited there when touch stored w's byte and then read the ranks back) */
+    uint32_t (*promote)(uint8_t *rank, uint32_t w, uint8_t r, uint8_t last);
     /* the last hashed set computed (find, then alloc of the same tag on a miss) */
     uint64_t memo_tag, memo_set;
 };
@@ -77,34 +80,32 @@ __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint64_t *t, uin
 }
 #endif
 
-static uint32_t rank_find_scalar(const uint8_t *rank, uint8_t r)
+static uint32_t promote_scalar(uint8_t *rank, uint32_t w, uint8_t r, uint8_t last)
 {
-    uint32_t w = 0;
-    while (rank[w] != r)
-        w++;
-    return w;
-}
-
-static void promote_scalar(uint8_t *rank, uint8_t r)
-{
-    for (int i = 0; i < CACHE_META_WAYS; i++)
-        rank[i] = (uint8_t)(rank[i] + (rank[i] < r));
+    uint32_t found = CACHE_META_WAYS;
+    for (uint32_t i = 0; i < CACHE_META_WAYS; i++) {
+        uint8_t k = i == w ? 0 : (uint8_t)(rank[i] + (rank[i] < r));
+        rank[i] = k;
+        found = k == last && found == CACHE_META_WAYS ? i : found;
+    }
+    return found;
 }
 
 #ifdef CACHE_X86
-__attribute__((target("avx2"))) static void promote_avx2(uint8_t *rank, uint8_t r)
+__attribute__((target("avx2"))) static uint32_t promote_avx2(uint8_t *rank, uint32_t w,
+                                                              uint8_t r, uint8_t last)
 {
     /* ranks are below 0x80 (CACHE_RANK_FREE included): a signed byte compare is exact */
+    const __m256i lane = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                          16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+                                          29, 30, 31);
     __m256i v = _mm256_load_si256((const __m256i *)(const void *)rank);
     __m256i lt = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)r), v); /* rank < r: all ones */
-    _mm256_store_si256((__m256i *)(void *)rank, _mm256_sub_epi8(v, lt));
-}
-
-__attribute__((target("avx2"))) static uint32_t rank_find_avx2(const uint8_t *rank, uint8_t r)
-{
-    __m256i v = _mm256_load_si256((const __m256i *)(const void *)rank);
-    uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8((char)r)));
-    return (uint32_t)__builtin_ctz(m);
+    __m256i isw = _mm256_cmpeq_epi8(lane, _mm256_set1_epi8((char)w));
+    v = _mm256_andnot_si256(isw, _mm256_sub_epi8(v, lt));
+    _mm256_store_si256((__m256i *)(void *)rank, v);
+    uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8((char)last)));
+    return m ? (uint32_t)__builtin_ctz(m) : CACHE_META_WAYS;
 }
 #endif
 
@@ -142,12 +143,10 @@ cache_t *cache_create_in(uint64_t lines, uint32_t ways, int hashed, hugemem_aren
     c->hashed = hashed;
     c->scan = scan_scalar;
     c->promote = promote_scalar;
-    c->find_rank = rank_find_scalar;
 #ifdef CACHE_X86
     if (__builtin_cpu_supports("avx2")) {
         c->scan = scan_avx2;
         c->promote = promote_avx2;
-        c->find_rank = rank_find_avx2;
     }
 #endif
     c->memo_tag = UINT64_MAX; /* no line number is all ones (a 128-byte line of 2^64 bytes) */
@@ -228,17 +227,21 @@ static uint64_t set_memo(cache_t *c, uint64_t tag)
     return c->memo_set;
 }
 
-/* Makes way w of set `set` the most recently used; a full set's next victim changes when w
- * was the least recent. */
-static inline void touch(cache_t *c, uint64_t set, uint32_t w)
+/* Makes way w of set `set`, whose rank is r, the most recently used; a full set's next victim
+ * changes when w was the least recent. */
+static inline void touch_r(cache_t *c, uint64_t set, uint32_t w, uint8_t r)
 {
     cache_meta *mt = &c->meta[set];
-    uint8_t r = mt->rank[w];
-    if (r != 0)
-        c->promote(mt->rank, r);
-    mt->rank[w] = 0;
+    if (r == 0) /* already the most recent (a one-way set's victim stays itself) */
+        return;
+    uint32_t last = c->promote(mt->rank, w, r, (uint8_t)(c->ways - 1));
     if (mt->fill == c->ways && r == c->ways - 1)
-        c->vict[set] = (uint8_t)c->find_rank(mt->rank, (uint8_t)(c->ways - 1));
+        c->vict[set] = (uint8_t)last;
+}
+
+static inline void touch(cache_t *c, uint64_t set, uint32_t w)
+{
+    touch_r(c, set, w, c->meta[set].rank[w]);
 }
 
 static cache_line *find_in(cache_t *c, uint64_t set, uint64_t tag)
@@ -309,10 +312,9 @@ static cache_line *alloc_in(cache_t *c, uint64_t set, uint64_t tag, uint64_t *vt
     if (mt->fill == 0) /* the set's first use: every way free */
         memset(mt->rank, CACHE_RANK_FREE, sizeof mt->rank);
     v = c->vict[set]; /* a free way (the lowest), else the least recently used */
-    if (mt->fill < c->ways) { /* ranked below every used one until touched */
-        mt->fill++;
-        mt->rank[v] = mt->fill - 1;
-    }
+    uint8_t r = (uint8_t)(c->ways - 1); /* the victim's rank in a full set */
+    if (mt->fill < c->ways) /* a free way: ranked below every used one until touched */
+        r = mt->fill++;
     cache_line *L = &c->lines[base + v];
     if (vtag) { /* (a write-through cache does not ask: the line is not read, only cleared) */
         *vtag = t[v] ? t[v] - 1 : 0;
@@ -320,9 +322,10 @@ static cache_line *alloc_in(cache_t *c, uint64_t set, uint64_t tag, uint64_t *vt
     }
     memset(L, 0, sizeof *L);
     t[v] = tag + 1;
-    touch(c, set, v);
-    if (mt->fill < c->ways) /* (touch found the least recent once the set was full) */
-        c->vict[set] = mt->fill;
+    /* touch_r without its shortcut (a new set's first way has rank 0 but its byte says
+     * free); a free way's byte, CACHE_RANK_FREE, is not below r */
+    uint32_t last = c->promote(mt->rank, v, r, (uint8_t)(c->ways - 1));
+    c->vict[set] = (uint8_t)(mt->fill < c->ways ? mt->fill : last);
     return L;
 }
 

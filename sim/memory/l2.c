@@ -99,6 +99,17 @@ static cache_line *get_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t,
     return L ? L : new_line(l, c, line, t, h);
 }
 
+/* Sectors `mask` of L (whose valid sectors were `had`) fill at `ready`. (valid is stored, not
+ * or-ed in: a new line's record is usually not yet in the host's caches, and a byte load right
+ * after cache_alloc cleared it waits for the record: access_line in memsys.c does the same.) */
+static void fill_had(cache_line *L, uint8_t had, uint8_t mask, uint64_t ready)
+{
+    L->valid = (uint8_t)(had | mask);
+    for (uint32_t i = 0; i < CACHE_MAX_SECTORS; i++)
+        if (mask >> i & 1)
+            L->ready[i] = ready;
+}
+
 static void fill(cache_line *L, uint8_t mask, uint64_t ready)
 {
     L->valid |= mask;
@@ -179,7 +190,8 @@ uint64_t l2_read_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
     l->st.sector_reads += n;
     uint64_t tt = slice(l, line, t, n), done = t;
     cache_line *H = cache_find_h(l->home, line, h);
-    uint8_t hit = H ? (uint8_t)(H->valid & mask) : 0, miss = (uint8_t)(mask & ~hit);
+    uint8_t had = H ? H->valid : 0; /* (none when absent) */
+    uint8_t hit = (uint8_t)(had & mask), miss = (uint8_t)(mask & ~hit);
     if (hit) {
         l->st.sector_read_hits += cache_nsectors(hit);
         int nr = is_near(l, H, p);
@@ -191,11 +203,11 @@ uint64_t l2_read_h(l2_t *l, uint64_t line, uint8_t mask, uint32_t p, uint64_t t,
         if (!H) /* cache_find just missed */
             H = new_line(l, l->home, line, t, h);
         /* DRAM moves whole bursts of dram_sectors aligned sectors: the partners come along */
-        uint8_t fetch = (uint8_t)(l->burst[miss & ((1u << CACHE_MAX_SECTORS) - 1)] & ~H->valid);
+        uint8_t fetch = (uint8_t)(l->burst[miss & ((1u << CACHE_MAX_SECTORS) - 1)] & ~had);
         uint32_t m = cache_nsectors(fetch);
         l->st.dram_reads += m;
         uint64_t r = tt + dram_transfer(l->dram, line, tt, m * k->sector_bytes, 0) + k->lat_dram;
-        fill(H, fetch, r);
+        fill_had(H, had, fetch, r);
         done = max64(done, r);
     }
     touch_near(l, H, p); /* copied near */

@@ -278,7 +278,8 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
     uint64_t done = t;
     switch (kind) {
     case MEMSYS_LOAD: {
-        uint8_t hit = L ? (uint8_t)(L->valid & mask) : 0, miss = (uint8_t)(mask & ~hit);
+        uint8_t had = L ? L->valid : 0; /* the line's valid sectors (none when it is absent) */
+        uint8_t hit = (uint8_t)(had & mask), miss = (uint8_t)(mask & ~hit);
         m->st.l1_load_sectors += cache_nsectors(mask);
         m->st.l1_load_hits += cache_nsectors(hit);
         for (uint32_t i = 0; hit >> i; i++) /* a pending fill: wait for it (MSHR merge) */
@@ -297,12 +298,15 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
                 L = cache_alloc(l1, line, NULL, NULL);
             if (q && r >= MEMSYS_TOKEN) /* defer_op's record: where its fill goes */
                 m->dops[r - MEMSYS_TOKEN].l1 = L ? cache_index(l1, L) : DOP_NO_L1;
-            if (L)
+            if (L) {
                 for (uint32_t i = 0; miss >> i; i++)
                     if (miss >> i & 1)
                         L->ready[i] = r;
-            if (L)
-                L->valid |= miss;
+                /* stores only, no load: a new line's record is usually not in the host's
+                 * caches, and a load of the byte cache_alloc just cleared waits for it
+                 * (perf: half of access_lines' time on co_stride32) */
+                L->valid = (uint8_t)(had | miss);
+            }
             if (!q)
                 done = max64(done, r);
         }
@@ -310,9 +314,10 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
     }
     case MEMSYS_STORE:
         if (l1) { /* allocate/update: a later load by this SM hits */
+            uint8_t had = L ? L->valid : 0;
             if (!L)
                 L = cache_alloc(l1, line, NULL, NULL);
-            L->valid |= mask;
+            L->valid = (uint8_t)(had | mask); /* (a store, no load: as for a load's miss) */
             for (uint32_t i = 0; mask >> i; i++)
                 if (mask >> i & 1)
                     L->ready[i] = t + (uint64_t)a->lat_l1_hit;
