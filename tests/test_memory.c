@@ -510,6 +510,42 @@ static void test_cache_lru(void **state)
     }
 }
 
+/* Half-size records (cache_create_ready_in, the L1's): each line's ready times are its own
+ * (a found line holds what was written into it, a new one starts cleared: a wrong record
+ * stride or a full-size clear overwrites a neighbour), and cache_index/cache_line_at agree. */
+static void test_cache_ready_records(void **state)
+{
+    (void)state;
+    cache_t *c = cache_create_ready_in(96, 16, 0, NULL); /* 4 sets of 24 ways */
+    assert_non_null(c);
+    uint64_t x = 7, hits = 0, allocs = 0;
+    for (int op = 0; op < 20000; op++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t tag = (x >> 33) % 211;
+        cache_line *L = cache_find(c, tag);
+        if (L) {
+            hits++;
+            for (uint32_t i = 0; i < CACHE_MAX_SECTORS; i++)
+                if (L->ready[i] != tag * 4 + i + 1)
+                    fail_msg("op %d: line %llu sector %u holds %llu", op,
+                             (unsigned long long)tag, i, (unsigned long long)L->ready[i]);
+        } else {
+            allocs++;
+            L = cache_alloc(c, tag, NULL, NULL);
+            assert_non_null(L);
+            for (uint32_t i = 0; i < CACHE_MAX_SECTORS; i++) {
+                expect("cleared", L->ready[i], 0);
+                L->ready[i] = tag * 4 + i + 1;
+            }
+        }
+        assert_ptr_equal(cache_line_at(c, cache_index(c, L)), L);
+        expect("index in range", cache_index(c, L) < cache_capacity_lines(c), 1);
+    }
+    assert_true(hits > 1000);
+    assert_true(allocs > 1000);
+    cache_destroy(c);
+}
+
 /* The channel of a line is hash(line) mod channels, computed without a division (dram.c's
  * fastmod): the same as the % operator for every channel count tried, over lines whose hashes
  * cover the 64-bit range. */
@@ -542,7 +578,8 @@ int main(void)
         cmocka_unit_test(test_l1_carveout),    cmocka_unit_test(test_local_tags),
         cmocka_unit_test(test_writeback),      cmocka_unit_test(test_bad_arch),
         cmocka_unit_test(test_write_copies),   cmocka_unit_test(test_write_bandwidth),
-        cmocka_unit_test(test_cache_lru),      cmocka_unit_test(test_dram_channel),
+        cmocka_unit_test(test_cache_lru),
+        cmocka_unit_test(test_cache_ready_records),      cmocka_unit_test(test_dram_channel),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -2,6 +2,7 @@
 #include "cache.h"
 #include "hugemem.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +34,10 @@ struct cache {
     size_t meta_bytes;
     uint8_t *vict;          /* per set: the way a miss takes (fill, or the least recent), kept
                                apart so that a prefetch hint finds it without the record */
-    cache_line *lines;      /* sets x ways, page-aligned: one line = one host cache line */
+    unsigned char *recs;    /* sets x ways line records, page-aligned: a full record is one
+                               host cache line, a ready-only one half of one (rec) */
     size_t lines_bytes;
+    int rec_shift;          /* log2(bytes per record): 6, or 5 (cache_create_ready_in) */
     int in_arena;           /* the arrays are pieces of an arena (cache_create_in) */
     uint64_t sets;
     int sets_shift;         /* log2(sets) */
@@ -55,6 +58,12 @@ struct cache {
     /* the last hashed set computed (find, then alloc of the same tag on a miss) */
     uint64_t memo_tag, memo_set;
 };
+
+/* The record of line position i. */
+static inline cache_line *rec(const cache_t *c, uint64_t i)
+{
+    return (cache_line *)(void *)(c->recs + (i << c->rec_shift));
+}
 
 static uint32_t scan_scalar(const uint64_t *t, uint32_t ways, uint64_t key)
 {
@@ -120,7 +129,8 @@ uint64_t cache_hash(uint64_t x)
     return x;
 }
 
-cache_t *cache_create_in(uint64_t lines, uint32_t ways, int hashed, hugemem_arena *a)
+static cache_t *create(uint64_t lines, uint32_t ways, int hashed, hugemem_arena *a,
+                       int rec_shift)
 {
     if (lines == 0 || ways == 0)
         return NULL;
@@ -151,7 +161,8 @@ cache_t *cache_create_in(uint64_t lines, uint32_t ways, int hashed, hugemem_aren
 #endif
     c->memo_tag = UINT64_MAX; /* no line number is all ones (a 128-byte line of 2^64 bytes) */
     size_t n = (size_t)(c->sets * c->ways);
-    c->lines_bytes = n * sizeof *c->lines;
+    c->rec_shift = rec_shift;
+    c->lines_bytes = n << rec_shift;
     c->meta_bytes = (size_t)c->sets * sizeof *c->meta;
     if (c->ways > CACHE_META_WAYS) { /* the recency record of a set has no room */
         free(c);
@@ -162,7 +173,7 @@ cache_t *cache_create_in(uint64_t lines, uint32_t ways, int hashed, hugemem_aren
          * system, so that the 132 L1s and the L2's records take a few dozen host TLB entries
          * (each L1 on its own would be a few 4 KB pages among thousands) */
         c->in_arena = 1;
-        c->lines = hugemem_arena_alloc(a, c->lines_bytes, 4096);
+        c->recs = hugemem_arena_alloc(a, c->lines_bytes, 4096);
         c->tags = hugemem_arena_alloc(a, n * sizeof *c->tags, 64);
         c->meta = hugemem_arena_alloc(a, c->meta_bytes, 64);
         c->vict = hugemem_arena_alloc(a, (size_t)c->sets, 64);
@@ -170,18 +181,32 @@ cache_t *cache_create_in(uint64_t lines, uint32_t ways, int hashed, hugemem_aren
         /* mappings: page-aligned and zero-filled lazily (untouched sets cost nothing); from
          * 2 MB on on huge pages (sets are picked at random: with 4 KB pages nearly every lookup
          * in a large L2, 31 MB of lines on the H200, would also miss the host's TLB) */
-        c->lines = hugemem_map(c->lines_bytes);
+        c->recs = hugemem_map(c->lines_bytes);
         c->tags = hugemem_map(n * sizeof *c->tags);
         c->meta = hugemem_map(c->meta_bytes);
         c->vict = hugemem_map((size_t)c->sets);
     }
     /* free ranks are set on a set's first use (cache_alloc), so untouched sets stay untouched
      * pages */
-    if (!c->lines || !c->tags || !c->meta || !c->vict) {
+    if (!c->recs || !c->tags || !c->meta || !c->vict) {
         cache_destroy(c);
         return NULL;
     }
     return c;
+}
+
+cache_t *cache_create_in(uint64_t lines, uint32_t ways, int hashed, hugemem_arena *a)
+{
+    _Static_assert(sizeof(cache_line) == 64, "a line record is one host cache line");
+    return create(lines, ways, hashed, a, 6);
+}
+
+cache_t *cache_create_ready_in(uint64_t lines, uint32_t ways, int hashed, hugemem_arena *a)
+{
+    _Static_assert(offsetof(cache_line, ready) == 0 &&
+                       sizeof(((cache_line *)0)->ready) == 32,
+                   "a ready-only record is the first 32 bytes of cache_line");
+    return create(lines, ways, hashed, a, 5);
 }
 
 cache_t *cache_create(uint64_t lines, uint32_t ways, int hashed)
@@ -195,7 +220,7 @@ void cache_destroy(cache_t *c)
         return;
     if (!c->in_arena) {
         size_t n = (size_t)(c->sets * c->ways);
-        hugemem_unmap(c->lines, c->lines_bytes);
+        hugemem_unmap(c->recs, c->lines_bytes);
         hugemem_unmap(c->tags, n * sizeof *c->tags);
         hugemem_unmap(c->meta, c->meta_bytes);
         hugemem_unmap(c->vict, (size_t)c->sets);
@@ -251,7 +276,7 @@ static cache_line *find_in(cache_t *c, uint64_t set, uint64_t tag)
     if (w == c->ways)
         return NULL;
     touch(c, set, w);
-    return &c->lines[base + w];
+    return rec(c, base + w);
 }
 
 cache_line *cache_find(cache_t *c, uint64_t tag)
@@ -275,7 +300,7 @@ static void prefetch_set(const cache_t *c, uint64_t set, int victim_line)
         __builtin_prefetch(c->tags + base + w);
     __builtin_prefetch(&c->meta[set], 1);
     if (victim_line)
-        __builtin_prefetch(&c->lines[base + victim(c, set)], 1);
+        __builtin_prefetch(rec(c, base + victim(c, set)), 1);
     else
         __builtin_prefetch(&c->vict[set]);
 }
@@ -289,17 +314,17 @@ cache_line *cache_peek(cache_t *c, uint64_t tag)
 {
     uint64_t base = set_memo(c, tag) * c->ways;
     uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
-    return w == c->ways ? NULL : &c->lines[base + w];
+    return w == c->ways ? NULL : rec(c, base + w);
 }
 
 uint32_t cache_index(const cache_t *c, const cache_line *L)
 {
-    return (uint32_t)(L - c->lines);
+    return (uint32_t)(((const unsigned char *)L - c->recs) >> c->rec_shift);
 }
 
 cache_line *cache_line_at(cache_t *c, uint32_t index)
 {
-    return &c->lines[index];
+    return rec(c, index);
 }
 
 static cache_line *alloc_in(cache_t *c, uint64_t set, uint64_t tag, uint64_t *vtag,
@@ -315,12 +340,12 @@ static cache_line *alloc_in(cache_t *c, uint64_t set, uint64_t tag, uint64_t *vt
     uint8_t r = (uint8_t)(c->ways - 1); /* the victim's rank in a full set */
     if (mt->fill < c->ways) /* a free way: ranked below every used one until touched */
         r = mt->fill++;
-    cache_line *L = &c->lines[base + v];
+    cache_line *L = rec(c, base + v);
     if (vtag) { /* (a write-through cache does not ask: the line is not read, only cleared) */
         *vtag = t[v] ? t[v] - 1 : 0;
         *vdirty = t[v] ? L->dirty : 0;
     }
-    memset(L, 0, sizeof *L);
+    memset(L, 0, (size_t)1 << c->rec_shift);
     t[v] = tag + 1;
     /* touch_r without its shortcut (a new set's first way has rank 0 but its byte says
      * free); a free way's byte, CACHE_RANK_FREE, is not below r */
@@ -350,7 +375,7 @@ void cache_hint_way(const cache_t *c, uint64_t tag, cache_hint *h)
     h->way = (uint8_t)w;
     h->allocs = c->meta[h->set].allocs;
     h->state = CACHE_HINT_WAY;
-    __builtin_prefetch(&c->lines[base + (w < c->ways ? w : victim(c, h->set))], 1);
+    __builtin_prefetch(rec(c, base + (w < c->ways ? w : victim(c, h->set))), 1);
 }
 
 cache_line *cache_find_h(cache_t *c, uint64_t tag, const cache_hint *h)
@@ -361,7 +386,7 @@ cache_line *cache_find_h(cache_t *c, uint64_t tag, const cache_hint *h)
         uint64_t base = (uint64_t)h->set * c->ways;
         if (h->way < c->ways && c->tags[base + h->way] == tag + 1) { /* still there */
             touch(c, h->set, h->way);
-            return &c->lines[base + h->way];
+            return rec(c, base + h->way);
         }
         /* absent then, and no tag has entered the set since */
         if (h->way == c->ways && c->meta[h->set].allocs == h->allocs)

@@ -205,7 +205,7 @@ void memsys_set_smem_pool(memsys_t *m, uint32_t smem_bytes)
 static cache_t *l1_of(memsys_t *m, uint32_t sm)
 {
     if (!m->l1[sm] && m->l1_lines && !m->oom) {
-        m->l1[sm] = cache_create_in(m->l1_lines, MEMSYS_L1_WAYS, 0, m->arena);
+        m->l1[sm] = cache_create_ready_in(m->l1_lines, MEMSYS_L1_WAYS, 0, m->arena);
         m->oom = m->l1[sm] == NULL;
     }
     return m->l1[sm];
@@ -265,6 +265,18 @@ static void defer_dep(memsys_t *m, struct dreq *q, uint32_t dep)
     q->ndep++;
 }
 
+/* The valid sectors of an L1 line: those with a ready time (cache_create_ready_in: the L1's
+ * records hold nothing else). Every ready time the L1 stores is at least 1: a store's is
+ * t + lat_l1_hit (>= 1, arch.c), a fill's the L2's answer (>= lat_l2_near >= 1 after the
+ * request) or a token (>= MEMSYS_TOKEN). */
+static inline uint8_t l1_valid(const cache_line *L)
+{
+    uint8_t v = 0;
+    for (uint32_t i = 0; i < CACHE_MAX_SECTORS; i++)
+        v |= (uint8_t)((L->ready[i] != 0) << i);
+    return v;
+}
+
 /* One line of a request: the sectors in mask. q NULL: everything now; else (deferred) the L1
  * part now and the L2 part recorded in q, its pending fill's sectors marked with a token. */
 static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind kind,
@@ -278,7 +290,7 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
     uint64_t done = t;
     switch (kind) {
     case MEMSYS_LOAD: {
-        uint8_t had = L ? L->valid : 0; /* the line's valid sectors (none when it is absent) */
+        uint8_t had = L ? l1_valid(L) : 0; /* the line's valid sectors (none when absent) */
         uint8_t hit = (uint8_t)(had & mask), miss = (uint8_t)(mask & ~hit);
         m->st.l1_load_sectors += cache_nsectors(mask);
         m->st.l1_load_hits += cache_nsectors(hit);
@@ -298,15 +310,10 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
                 L = cache_alloc(l1, line, NULL, NULL);
             if (q && r >= MEMSYS_TOKEN) /* defer_op's record: where its fill goes */
                 m->dops[r - MEMSYS_TOKEN].l1 = L ? cache_index(l1, L) : DOP_NO_L1;
-            if (L) {
+            if (L) /* (now valid: a ready time) */
                 for (uint32_t i = 0; miss >> i; i++)
                     if (miss >> i & 1)
                         L->ready[i] = r;
-                /* stores only, no load: a new line's record is usually not in the host's
-                 * caches, and a load of the byte cache_alloc just cleared waits for it
-                 * (perf: half of access_lines' time on co_stride32) */
-                L->valid = (uint8_t)(had | miss);
-            }
             if (!q)
                 done = max64(done, r);
         }
@@ -314,11 +321,9 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
     }
     case MEMSYS_STORE:
         if (l1) { /* allocate/update: a later load by this SM hits */
-            uint8_t had = L ? L->valid : 0;
             if (!L)
                 L = cache_alloc(l1, line, NULL, NULL);
-            L->valid = (uint8_t)(had | mask); /* (a store, no load: as for a load's miss) */
-            for (uint32_t i = 0; mask >> i; i++)
+            for (uint32_t i = 0; mask >> i; i++) /* (now valid: a ready time) */
                 if (mask >> i & 1)
                     L->ready[i] = t + (uint64_t)a->lat_l1_hit;
         }
@@ -328,8 +333,9 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
             done = l2_write(m->l2, line, mask, part, t);
         break;
     case MEMSYS_ATOMIC:
-        if (L)
-            L->valid &= (uint8_t)~mask; /* the L2 holds the new value */
+        for (uint32_t i = 0; L && mask >> i; i++) /* the L2 holds the new value: invalid */
+            if (mask >> i & 1)
+                L->ready[i] = 0;
         if (q)
             defer_op(m, q, kind, line, mask, t, ops);
         else
@@ -553,7 +559,7 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
             p->value = r;
             v = max64(v, r);
         }
-        m->out[k] = (memsys_done){q->owner, MEMSYS_TOKEN + i, v, q->store};
+        m->out[k] = (memsys_done){q->owner, MEMSYS_TOKEN + i, v, q->store, q->sm};
     }
     m->ndq = m->ndops = m->ndeps = 0;
     *out = m->out;

@@ -69,6 +69,7 @@ typedef struct {
     void *owner;
     uint64_t token, cycle;
     int store;              /* the request was a store (its cycle: the L2's acknowledgement) */
+    uint32_t sm;            /* the SM that made it (the caller need not read its owner's) */
 } memsys_done;
 uint64_t memsys_access_deferred(memsys_t *m, uint32_t sm, memsys_kind kind, int local,
                                 uint64_t t, uint64_t issue, const uint64_t *sectors, uint32_t n,

@@ -690,7 +690,7 @@ static wl_status resolve_window(tctx *c)
         sched_resolve(w, dn[i].token, dn[i].cycle, dn[i].store);
         if (dn[i].store && dn[i].cycle > c->stores_done)
             c->stores_done = dn[i].cycle;
-        c->sms[w->blk->sm].npend--;
+        c->sms[dn[i].sm].npend--; /* (w->blk: a second dependent host-cache miss) */
         if (!w->resolving) {
             w->resolving = 1;
             if (nw == c->cap_resolve) {
