@@ -29,7 +29,8 @@ typedef struct {
 } cache_meta;
 
 struct cache {
-    uint64_t *tags;         /* sets x ways: tag + 1, 0 = free (the scan touches only these) */
+    uint64_t *tags;         /* sets x ways: tag + 1, 0 = free (the scan touches only these),
+                               then CACHE_SCAN_PAD zeros (scan_avx2 reads past a set's end) */
     cache_meta *meta;       /* per set: recency ranks and fill (page-aligned, lazily zeroed) */
     size_t meta_bytes;
     uint8_t *vict;          /* per set: the way a miss takes (fill, or the least recent), kept
@@ -65,6 +66,11 @@ static inline cache_line *rec(const cache_t *c, uint64_t i)
     return (cache_line *)(void *)(c->recs + (i << c->rec_shift));
 }
 
+/* Tags after the last set: scan_avx2 reads four at a time past a set's end, into the next
+ * set's tags, which cannot hold the key (a tag has one set), or into these zeros, which match
+ * no key (keys are tag + 1). */
+#define CACHE_SCAN_PAD 3
+
 static uint32_t scan_scalar(const uint64_t *t, uint32_t ways, uint64_t key)
 {
     uint32_t w = 0;
@@ -77,15 +83,28 @@ static uint32_t scan_scalar(const uint64_t *t, uint32_t ways, uint64_t key)
 __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint64_t *t, uint32_t ways,
                                                            uint64_t key)
 {
+    /* eight tags per step, then four; the last step may read up to three tags past the set
+     * (CACHE_SCAN_PAD): no match there, so no scalar tail (ways is 28 or 30 on the H200) */
     __m256i k = _mm256_set1_epi64x((long long)key);
     uint32_t w = 0;
-    for (; w + 4 <= ways; w += 4) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(t + w));
-        int m = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, k)));
+    for (; w + 8 <= ways; w += 8) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(t + w));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(t + w + 4));
+        unsigned m = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(a, k))) |
+                     (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(b, k)))
+                         << 4;
         if (m)
-            return w + (uint32_t)__builtin_ctz((unsigned)m);
+            return w + (uint32_t)__builtin_ctz(m);
     }
-    return w + scan_scalar(t + w, ways - w, key);
+    for (; w < ways; w += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(t + w));
+        unsigned m = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, k)));
+        if (m) { /* (a match past the set cannot be: then the key is absent all the same) */
+            uint32_t r = w + (uint32_t)__builtin_ctz(m);
+            return r < ways ? r : ways;
+        }
+    }
+    return ways;
 }
 #endif
 
@@ -174,7 +193,7 @@ static cache_t *create(uint64_t lines, uint32_t ways, int hashed, hugemem_arena 
          * (each L1 on its own would be a few 4 KB pages among thousands) */
         c->in_arena = 1;
         c->recs = hugemem_arena_alloc(a, c->lines_bytes, 4096);
-        c->tags = hugemem_arena_alloc(a, n * sizeof *c->tags, 64);
+        c->tags = hugemem_arena_alloc(a, (n + CACHE_SCAN_PAD) * sizeof *c->tags, 64);
         c->meta = hugemem_arena_alloc(a, c->meta_bytes, 64);
         c->vict = hugemem_arena_alloc(a, (size_t)c->sets, 64);
     } else {
@@ -182,7 +201,7 @@ static cache_t *create(uint64_t lines, uint32_t ways, int hashed, hugemem_arena 
          * 2 MB on on huge pages (sets are picked at random: with 4 KB pages nearly every lookup
          * in a large L2, 31 MB of lines on the H200, would also miss the host's TLB) */
         c->recs = hugemem_map(c->lines_bytes);
-        c->tags = hugemem_map(n * sizeof *c->tags);
+        c->tags = hugemem_map((n + CACHE_SCAN_PAD) * sizeof *c->tags);
         c->meta = hugemem_map(c->meta_bytes);
         c->vict = hugemem_map((size_t)c->sets);
     }
@@ -221,7 +240,7 @@ void cache_destroy(cache_t *c)
     if (!c->in_arena) {
         size_t n = (size_t)(c->sets * c->ways);
         hugemem_unmap(c->recs, c->lines_bytes);
-        hugemem_unmap(c->tags, n * sizeof *c->tags);
+        hugemem_unmap(c->tags, (n + CACHE_SCAN_PAD) * sizeof *c->tags);
         hugemem_unmap(c->meta, c->meta_bytes);
         hugemem_unmap(c->vict, (size_t)c->sets);
     }
@@ -345,7 +364,10 @@ static cache_line *alloc_in(cache_t *c, uint64_t set, uint64_t tag, uint64_t *vt
         *vtag = t[v] ? t[v] - 1 : 0;
         *vdirty = t[v] ? L->dirty : 0;
     }
-    memset(L, 0, (size_t)1 << c->rec_shift);
+    if (c->rec_shift == 5) /* (constant sizes: two or one vector stores, not a call) */
+        memset(L, 0, 32);
+    else
+        memset(L, 0, sizeof *L);
     t[v] = tag + 1;
     /* touch_r without its shortcut (a new set's first way has rank 0 but its byte says
      * free); a free way's byte, CACHE_RANK_FREE, is not below r */
