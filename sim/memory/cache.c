@@ -84,7 +84,8 @@ __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint64_t *t, uin
                                                            uint64_t key)
 {
     /* eight tags per step, then four; the last step may read up to three tags past the set
-     * (CACHE_SCAN_PAD): no match there, so no scalar tail (ways is 28 or 30 on the H200) */
+     * (CACHE_SCAN_PAD): no match there, so no scalar tail (the H200's L2 has 30 ways, its L1
+     * 16 to 31 by the shared-memory carve-out) */
     __m256i k = _mm256_set1_epi64x((long long)key);
     uint32_t w = 0;
     for (; w + 8 <= ways; w += 8) {

@@ -91,6 +91,15 @@ cache_line *cache_alloc_h(cache_t *c, uint64_t tag, const cache_hint *h, uint64_
  * allocated (cache_find finds it) until evicted. */
 cache_line *cache_alloc(cache_t *c, uint64_t tag, uint64_t *vtag, uint8_t *vdirty);
 
+/* Sets the ready time of the sectors of L in mask (the L1's and the L2's fills, stores and
+ * invalidations: a ready-only record's sector is invalid at 0). */
+static inline void cache_set_ready(cache_line *L, uint8_t mask, uint64_t ready)
+{
+    for (uint32_t i = 0; mask >> i; i++)
+        if (mask >> i & 1)
+            L->ready[i] = ready;
+}
+
 /* Number of sectors (set bits) in a sector mask. */
 static inline uint32_t cache_nsectors(uint8_t mask)
 {

@@ -105,17 +105,12 @@ static cache_line *get_line(l2_t *l, cache_t *c, uint64_t line, uint64_t t,
 static void fill_had(cache_line *L, uint8_t had, uint8_t mask, uint64_t ready)
 {
     L->valid = (uint8_t)(had | mask);
-    for (uint32_t i = 0; i < CACHE_MAX_SECTORS; i++)
-        if (mask >> i & 1)
-            L->ready[i] = ready;
+    cache_set_ready(L, mask, ready);
 }
 
 static void fill(cache_line *L, uint8_t mask, uint64_t ready)
 {
-    L->valid |= mask;
-    for (uint32_t i = 0; i < CACHE_MAX_SECTORS; i++)
-        if (mask >> i & 1)
-            L->ready[i] = ready;
+    fill_had(L, L->valid, mask, ready);
 }
 
 /* Latest ready cycle of the sectors in mask. */

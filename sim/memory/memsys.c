@@ -311,9 +311,7 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
             if (q && r >= MEMSYS_TOKEN) /* defer_op's record: where its fill goes */
                 m->dops[r - MEMSYS_TOKEN].l1 = L ? cache_index(l1, L) : DOP_NO_L1;
             if (L) /* (now valid: a ready time) */
-                for (uint32_t i = 0; miss >> i; i++)
-                    if (miss >> i & 1)
-                        L->ready[i] = r;
+                cache_set_ready(L, miss, r);
             if (!q)
                 done = max64(done, r);
         }
@@ -323,9 +321,7 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
         if (l1) { /* allocate/update: a later load by this SM hits */
             if (!L)
                 L = cache_alloc(l1, line, NULL, NULL);
-            for (uint32_t i = 0; mask >> i; i++) /* (now valid: a ready time) */
-                if (mask >> i & 1)
-                    L->ready[i] = t + (uint64_t)a->lat_l1_hit;
+            cache_set_ready(L, mask, t + (uint64_t)a->lat_l1_hit); /* (now valid) */
         }
         if (q)
             defer_op(m, q, kind, line, mask, t, 0);
@@ -333,9 +329,8 @@ static uint64_t access_line(memsys_t *m, cache_t *l1, uint32_t part, memsys_kind
             done = l2_write(m->l2, line, mask, part, t);
         break;
     case MEMSYS_ATOMIC:
-        for (uint32_t i = 0; L && mask >> i; i++) /* the L2 holds the new value: invalid */
-            if (mask >> i & 1)
-                L->ready[i] = 0;
+        if (L) /* the L2 holds the new value: invalid */
+            cache_set_ready(L, mask, 0);
         if (q)
             defer_op(m, q, kind, line, mask, t, ops);
         else
