@@ -1,0 +1,68 @@
+#!/bin/bash
+# speed-pass.sh: the speed target's pass over every full-size case of gpu/cases.txt (issue #5,
+# item 8; docs/performance.md): each case run through `warplab run --json` on one core (core 0
+# when taskset exists), its warp instructions divided by its sim_seconds (the time of the
+# timing model alone). Prints one line per case, then how many reach 5 million warp
+# instructions per second, the median and the cases below. With --rounds N each case runs N
+# times in a row and its median time counts (the first run after a pause can pay the VM's
+# fresh pages: docs/performance.md, forty-fifth session).
+# Usage: scripts/speed-pass.sh [--rounds N] [BIN] [CASE...]
+#        BIN default build-fast/warplab (scripts/build-fast.sh); CASE: names of gpu/cases.txt
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+rounds=1
+if [ "${1:-}" = --rounds ]; then
+    rounds=${2:?--rounds needs a number}
+    shift 2
+fi
+bin=build-fast/warplab
+if [ $# -gt 0 ] && [ -x "$1" ] && [ -f "$1" ]; then
+    bin=$1
+    shift
+fi
+[ -x "$bin" ] || { echo "speed-pass: no $bin (scripts/build-fast.sh builds it)" >&2; exit 1; }
+pin=()
+command -v taskset >/dev/null && pin=(taskset -c 0)
+export WARPLAB_ROOT="$root"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+set -f # the options are split on blanks, never globbed (--arg f32[...])
+while read -r name rest; do
+    case $name in '#'* | '') continue ;; esac
+    if [ $# -gt 0 ]; then
+        want=0
+        for c in "$@"; do [ "$c" = "$name" ] && want=1; done
+        [ $want = 1 ] || continue
+    fi
+    for ((r = 0; r < rounds; r++)); do
+        # shellcheck disable=SC2086
+        json=$("${pin[@]}" "$bin" run ${rest%% --check *} --json 2>/dev/null) ||
+            { echo "speed-pass: case $name failed" >&2; exit 1; }
+        printf '%s %s\n' "$name" "$json" >>"$out"
+    done
+done <gpu/cases.txt
+set +f
+python3 - "$out" <<'EOF'
+import json, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    name, js = line.split(" ", 1)
+    d = json.loads(js)
+    runs.setdefault(name, []).append((d["warp_instructions"], d["sim_seconds"]))
+rate = {}
+print("| case | warp instructions | sim seconds | M warp instr/s |")
+print("|---|---:|---:|---:|")
+for name, rs in runs.items():
+    w = rs[0][0]
+    s = statistics.median(r[1] for r in rs)
+    rate[name] = w / s / 1e6
+    print("| %s | %d | %.3f | %.2f |" % (name, w, s, rate[name]))
+if rate:
+    low = sorted((v, k) for k, v in rate.items() if v < 5.0)
+    print("\n%d of %d cases at 5 M warp instructions/s or more; median %.2f, min %.2f (%s), max %.2f"
+          % (len(rate) - len(low), len(rate), statistics.median(rate.values()),
+             min(rate.values()), min(rate, key=rate.get), max(rate.values())))
+    if low:
+        print("below 5: " + ", ".join("%s %.2f" % (k, v) for v, k in low))
+EOF
