@@ -13,7 +13,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 rounds=1
 if [ "${1:-}" = --rounds ]; then
-    rounds=${2:?--rounds needs a number}
+    rounds=${2:-}
+    [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "speed-pass: --rounds needs a positive number" >&2; exit 1; }
     shift 2
 fi
 bin=build-fast/warplab
@@ -43,6 +44,7 @@ while read -r name rest; do
     done
 done <gpu/cases.txt
 set +f
+[ -s "$out" ] || { echo "speed-pass: no case of gpu/cases.txt is named ${*:-}" >&2; exit 1; }
 python3 - "$out" <<'EOF'
 import json, statistics, sys
 runs = {}
