@@ -10,24 +10,25 @@
 #        BIN default build-fast/warplab (scripts/build-fast.sh); CASE: names of gpu/cases.txt
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
 rounds=1
 if [ "${1:-}" = --rounds ]; then
     rounds=${2:-}
     [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "speed-pass: --rounds needs a positive number" >&2; exit 1; }
     shift 2
 fi
-bin=build-fast/warplab
+bin=$root/build-fast/warplab
 if [ $# -gt 0 ] && [ -x "$1" ] && [ -f "$1" ]; then
-    bin=$1
+    bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # (the cases' paths are the root's)
     shift
 fi
 [ -x "$bin" ] || { echo "speed-pass: no $bin (scripts/build-fast.sh builds it)" >&2; exit 1; }
+cd "$root"
 pin=()
 command -v taskset >/dev/null && pin=(taskset -c 0)
 export WARPLAB_ROOT="$root"
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
 set -f # the options are split on blanks, never globbed (--arg f32[...])
 while read -r name rest; do
     case $name in '#'* | '') continue ;; esac
@@ -38,8 +39,8 @@ while read -r name rest; do
     fi
     for ((r = 0; r < rounds; r++)); do
         # shellcheck disable=SC2086
-        json=$("${pin[@]}" "$bin" run ${rest%% --check *} --json 2>/dev/null) ||
-            { echo "speed-pass: case $name failed" >&2; exit 1; }
+        json=$("${pin[@]}" "$bin" run ${rest%% --check *} --json 2>"$err") ||
+            { echo "speed-pass: case $name failed:" >&2; cat "$err" >&2; exit 1; }
         printf '%s %s\n' "$name" "$json" >>"$out"
     done
 done <gpu/cases.txt
