@@ -68,22 +68,19 @@ static int run_ptxas(const char *bin, const char *ptx_path, const char *sm, char
      * one fault per 4 KB (16,384 for lat_copy's 64 MB, counted by perf's page-faults event
      * in ldst_fast). glibc's posix_spawn shares the address space until the exec instead. */
     posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa) != 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return -1;
-    }
+    int init = posix_spawn_file_actions_init(&fa) == 0;
     char a0[] = "ptxas", a1[] = "-v", a4[] = "-o", a5[] = "/dev/null";
     char *input = strdup(ptx_path);
     char *const argv[] = {a0, a1, arch, input, a4, a5, NULL};
     pid_t pid = -1;
-    int ok = input && posix_spawn_file_actions_adddup2(&fa, fds[1], 1) == 0 &&
+    int ok = init && input && posix_spawn_file_actions_adddup2(&fa, fds[1], 1) == 0 &&
              posix_spawn_file_actions_adddup2(&fa, fds[1], 2) == 0 &&
              posix_spawn_file_actions_addclose(&fa, fds[0]) == 0 &&
              posix_spawn_file_actions_addclose(&fa, fds[1]) == 0 &&
              posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) == 0 &&
              posix_spawn(&pid, bin, &fa, NULL, argv, environ) == 0;
-    posix_spawn_file_actions_destroy(&fa);
+    if (init)
+        posix_spawn_file_actions_destroy(&fa);
     free(input);
     if (!ok) {
         close(fds[0]);
