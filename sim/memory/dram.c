@@ -137,6 +137,15 @@ uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int
     return (uint64_t)wait;
 }
 
+uint64_t dram_serve(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes)
+{
+    d->bytes += bytes;
+    double *fr = &d->free[dram_channel(d, line)];
+    double start = (double)t > *fr ? (double)t : *fr;
+    *fr = start + (double)bytes * d->cycles_per_byte; /* (f = 1: exactly dram_transfer's) */
+    return (uint64_t)(start - (double)t);
+}
+
 uint64_t dram_bytes(const dram_t *d)
 {
     return d->bytes;

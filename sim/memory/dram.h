@@ -43,6 +43,9 @@ void dram_set_efficiency(dram_t *d, const dram_eff *e); /* before the first tran
 /* Moves `bytes` of line `line` (a write-back when write) starting no earlier than cycle t;
  * returns the cycles the transfer waited for its channel (0 when the channel was idle). */
 uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int write);
+/* dram_transfer for a server made with queue_cycles 0 and no efficiency (the L2's slices): the
+ * same result without the averages' tests; called for every L2 access. */
+uint64_t dram_serve(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes);
 /* The channel of line `line`: hash(line) % channels. */
 uint32_t dram_channel(const dram_t *d, uint64_t line);
 /* Bytes moved so far (reads and writes). */

@@ -126,7 +126,7 @@ static uint64_t ready_of(const cache_line *L, uint8_t mask)
 /* The cycle the request enters its slice's pipeline (after waiting for the slice). */
 static uint64_t slice(l2_t *l, uint64_t line, uint64_t t, uint32_t nsec)
 {
-    return t + dram_transfer(l->slices, line, t, nsec * l->cfg.sector_bytes, 0);
+    return t + dram_serve(l->slices, line, t, nsec * l->cfg.sector_bytes);
 }
 
 /* Is the line held near partition p? Its near stamp must be among the partition's last

@@ -80,6 +80,8 @@ struct memsys {
     size_t ndeps, capdeps;
     uint32_t *order;        /* replay order (indices into dq) */
     size_t capord;
+    uint32_t *flat;         /* the L2 operations in replay order (indices into dops) */
+    size_t capflat;
     memsys_done *out;
     size_t capout;
     size_t *cnt;            /* counting sort by issue cycle */
@@ -106,6 +108,7 @@ struct dop {
                                DOP_NO_L1; the replay finds it there without a tag lookup */
     };
     uint8_t mask, kind;
+    uint16_t sm;            /* its request's SM (the L1 a load's fill goes to) */
     cache_hint hint;        /* its L2 lookup, prepared during the replay (memsys_resolve) */
 };
 #define DOP_NO_L1 UINT32_MAX
@@ -118,9 +121,9 @@ static uint64_t max64(uint64_t a, uint64_t b)
 
 memsys_t *memsys_create(const arch_t *a)
 {
-    if (a->sm_count <= 0 || a->line_bytes <= 0 || a->sector_bytes <= 0 ||
-        a->line_bytes % a->sector_bytes || a->line_bytes / a->sector_bytes > CACHE_MAX_SECTORS ||
-        a->l2_bytes <= 0)
+    if (a->sm_count <= 0 || a->sm_count > UINT16_MAX || a->line_bytes <= 0 ||
+        a->sector_bytes <= 0 || a->line_bytes % a->sector_bytes ||
+        a->line_bytes / a->sector_bytes > CACHE_MAX_SECTORS || a->l2_bytes <= 0)
         return NULL;
     memsys_t *m = calloc(1, sizeof *m);
     if (!m)
@@ -189,6 +192,7 @@ void memsys_destroy(memsys_t *m)
     free(m->dops);
     free(m->deps);
     free(m->order);
+    free(m->flat);
     free(m->out);
     free(m->cnt);
     free(m);
@@ -245,6 +249,7 @@ static uint64_t defer_op(memsys_t *m, struct dreq *q, memsys_kind kind, uint64_t
     d->ops = ops;
     d->mask = mask;
     d->kind = (uint8_t)kind;
+    d->sm = (uint16_t)q->sm;
     d->hint = (cache_hint){0};
     q->nop++;
     return MEMSYS_TOKEN + m->ndops++;
@@ -431,48 +436,22 @@ uint64_t memsys_min_l2_latency(const arch_t *a)
     return m > 1 ? (uint64_t)m : 1u;
 }
 
-/* A position in the replay's L2 operations: request order[k], its operation o. */
-struct hint_cursor {
-    size_t k;
-    uint32_t o;
-};
 #define MEMSYS_HINT_SET_AHEAD 48u
 #define MEMSYS_HINT_WAY_AHEAD 12u
 
-/* The operation at c (NULL past the last one) and its request (*fq); c then moves on. */
-static struct dop *hint_next(memsys_t *m, size_t nq, struct hint_cursor *c,
-                             const struct dreq **fq)
+/* The replay's hints for L2 operation p (memsys_resolve): its set, then its way. */
+static void hint_set(memsys_t *m, struct dop *p)
 {
-    for (; c->k < nq; c->k++, c->o = 0) {
-        const struct dreq *f = &m->dq[m->order[c->k]];
-        if (c->o < f->nop) {
-            *fq = f;
-            return &m->dops[f->op0 + c->o++];
-        }
-    }
-    return NULL;
-}
-
-static void hint_next_set(memsys_t *m, size_t nq, struct hint_cursor *c)
-{
-    const struct dreq *f;
-    struct dop *p = hint_next(m, nq, c, &f);
-    if (!p)
-        return;
     l2_hint_set(m->l2, p->line, &p->hint);
     if (p->kind == MEMSYS_STORE) /* and where its second entry goes (l2.h) */
         l2_hint_write(m->l2, p->line);
 }
 
-static void hint_next_way(memsys_t *m, size_t nq, struct hint_cursor *c)
+static void hint_way(memsys_t *m, struct dop *p)
 {
-    const struct dreq *f;
-    struct dop *p = hint_next(m, nq, c, &f);
-    if (!p)
-        return;
     l2_hint_way(m->l2, p->line, &p->hint);
     if (p->kind == MEMSYS_LOAD && p->l1 != DOP_NO_L1)
-        __builtin_prefetch(cache_line_at(m->l1[f->sm], p->l1), 1);
+        __builtin_prefetch(cache_line_at(m->l1[p->sm], p->l1), 1);
 }
 
 int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
@@ -485,6 +464,7 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
     if (!nq)
         return 0;
     if (!reserve((void **)&m->order, &m->capord, nq, sizeof *m->order) ||
+        !reserve((void **)&m->flat, &m->capflat, m->ndops, sizeof *m->flat) ||
         !reserve((void **)&m->out, &m->capout, nq, sizeof *m->out))
         return -1;
     /* replay order: by issue cycle; requests of one cycle in recording order (the SM order,
@@ -507,20 +487,26 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
         m->cnt[c] += m->cnt[c - 1];
     for (size_t i = 0; i < nq; i++)
         m->order[m->cnt[m->dq[i].issue - lo]++] = (uint32_t)i;
-    /* The replay knows what comes: two cursors run ahead of it over the L2 operations in
-     * replay order, one MEMSYS_HINT_SET_AHEAD operations ahead asking the host for each one's
-     * L2 set (tags, recency record, victim byte), one MEMSYS_HINT_WAY_AHEAD ahead finding the
+    /* The replay knows what comes: its L2 operations, listed in replay order (flat), are
+     * prepared ahead of it, MEMSYS_HINT_SET_AHEAD operations ahead asking the host for each
+     * one's L2 set (tags, recency record, victim byte), MEMSYS_HINT_WAY_AHEAD ahead finding the
      * way (its tags now at hand) and asking for that line (a miss: the line it will evict, known
      * from the victim byte now at hand) and for a load's L1 line (whose SM ran long ago) that
      * the fill below writes. Counted in operations, not requests: a request of 32 scattered
      * lines has 32 of them. (A prepared L2 lookup stays exact while fewer than 65536
      * allocations enter its set before it is made, cache.h: here at most
      * MEMSYS_HINT_SET_AHEAD.) */
-    struct hint_cursor hs = {0}, hw = {0};
-    for (uint32_t a = 0; a < MEMSYS_HINT_SET_AHEAD; a++)
-        hint_next_set(m, nq, &hs);
-    for (uint32_t a = 0; a < MEMSYS_HINT_WAY_AHEAD; a++)
-        hint_next_way(m, nq, &hw);
+    size_t nf = 0;
+    for (size_t k = 0; k < nq; k++) {
+        const struct dreq *q = &m->dq[m->order[k]];
+        for (uint32_t o = 0; o < q->nop; o++)
+            m->flat[nf++] = q->op0 + o;
+    }
+    for (size_t j = 0; j < nf && j < MEMSYS_HINT_SET_AHEAD; j++)
+        hint_set(m, &m->dops[m->flat[j]]);
+    for (size_t j = 0; j < nf && j < MEMSYS_HINT_WAY_AHEAD; j++)
+        hint_way(m, &m->dops[m->flat[j]]);
+    size_t f = 0; /* the next operation in flat */
     for (size_t k = 0; k < nq; k++) {
         uint32_t i = m->order[k];
         struct dreq *q = &m->dq[i];
@@ -532,8 +518,11 @@ int memsys_resolve(memsys_t *m, const memsys_done **out, size_t *n)
             struct dop *p = &m->dops[q->op0 + o];
             uint64_t token = MEMSYS_TOKEN + q->op0 + o;
             uint64_t r;
-            hint_next_set(m, nq, &hs);
-            hint_next_way(m, nq, &hw);
+            if (f + MEMSYS_HINT_SET_AHEAD < nf)
+                hint_set(m, &m->dops[m->flat[f + MEMSYS_HINT_SET_AHEAD]]);
+            if (f + MEMSYS_HINT_WAY_AHEAD < nf)
+                hint_way(m, &m->dops[m->flat[f + MEMSYS_HINT_WAY_AHEAD]]);
+            f++;
             switch (p->kind) {
             case MEMSYS_LOAD: {
                 r = l2_read_h(m->l2, p->line, p->mask, q->part, p->t, &p->hint);
