@@ -29,8 +29,10 @@ typedef struct {
 } cache_meta;
 
 struct cache {
-    uint64_t *tags;         /* sets x ways: tag + 1, 0 = free (the scan touches only these),
-                               then CACHE_SCAN_PAD zeros (scan_avx2 reads past a set's end) */
+    uint64_t *tags;         /* sets x ways: tag + 1, 0 = free */
+    uint16_t *digests;      /* sets x CACHE_META_WAYS: a 16-bit digest of each way's tag (of
+                               any value when free), one 64-byte host line per set: the scan
+                               compares these and reads a tag only where its digest matches */
     cache_meta *meta;       /* per set: recency ranks and fill (page-aligned, lazily zeroed) */
     size_t meta_bytes;
     uint8_t *vict;          /* per set: the way a miss takes (fill, or the least recent), kept
@@ -44,10 +46,12 @@ struct cache {
     int sets_shift;         /* log2(sets) */
     uint32_t ways;
     int hashed;
-    /* the way of a set holding key (tag + 1), or `ways`: picked once for the host (AVX2
-     * compares four tags per instruction; tags are unique in a set, so the first match is the
-     * only one and every scan finds the same way) */
-    uint32_t (*scan)(const uint64_t *t, uint32_t ways, uint64_t key);
+    uint32_t waymask;       /* bits 0 .. ways - 1 */
+    /* the way of `set` holding tag, or `ways`: picked once for the host (AVX2 compares the
+     * set's 32 digests in two instructions; tags are unique in a set, so every scan finds the
+     * same way). verify 0: the first way whose digest matches, not checked against the tag (a
+     * host-cache hint: cache_hint_way), `ways` when none does (then the tag is absent). */
+    uint32_t (*scan)(const struct cache *c, uint64_t set, uint64_t tag, int verify);
     /* makes way w, of rank r, the most recent: every rank below r goes up by one and w's
      * becomes 0; returns the way whose rank is then `last`, or CACHE_META_WAYS when none
      * (picked once for the host, like scan). The ranks are read once and written once, with
@@ -66,46 +70,46 @@ static inline cache_line *rec(const cache_t *c, uint64_t i)
     return (cache_line *)(void *)(c->recs + (i << c->rec_shift));
 }
 
-/* Tags after the last set: scan_avx2 reads four at a time past a set's end, into the next
- * set's tags, which cannot hold the key (a tag has one set), or into these zeros, which match
- * no key (keys are tag + 1). */
-#define CACHE_SCAN_PAD 3
-
-static uint32_t scan_scalar(const uint64_t *t, uint32_t ways, uint64_t key)
+/* The digest of a tag: its bits above the set index, folded to 16 (the bits below are the
+ * set's own, or hashed into it). Two tags of one set share a digest only when they differ by a
+ * multiple of 2^16 lines above the set bits or more (a scan then reads both tags). */
+static inline uint16_t digest_of(const cache_t *c, uint64_t tag)
 {
+    uint64_t h = tag >> c->sets_shift;
+    return (uint16_t)(h ^ h >> 16 ^ h >> 32 ^ h >> 48);
+}
+
+static uint32_t scan_scalar(const cache_t *c, uint64_t set, uint64_t tag, int verify)
+{
+    const uint64_t *t = c->tags + set * c->ways;
+    const uint16_t *d = c->digests + set * CACHE_META_WAYS;
+    uint16_t dg = digest_of(c, tag);
     uint32_t w = 0;
-    while (w < ways && t[w] != key)
+    while (w < c->ways && (d[w] != dg || (verify && t[w] != tag + 1)))
         w++;
     return w;
 }
 
 #ifdef CACHE_X86
-__attribute__((target("avx2"))) static uint32_t scan_avx2(const uint64_t *t, uint32_t ways,
-                                                           uint64_t key)
+__attribute__((target("avx2"))) static uint32_t scan_avx2(const cache_t *c, uint64_t set,
+                                                           uint64_t tag, int verify)
 {
-    /* eight tags per step, then four; the last step may read up to three tags past the set
-     * (CACHE_SCAN_PAD): no match there, so no scalar tail (the H200's L2 has 30 ways, its L1
-     * 16 to 31 by the shared-memory carve-out) */
-    __m256i k = _mm256_set1_epi64x((long long)key);
-    uint32_t w = 0;
-    for (; w + 8 <= ways; w += 8) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(t + w));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(t + w + 4));
-        unsigned m = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(a, k))) |
-                     (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(b, k)))
-                         << 4;
-        if (m)
-            return w + (uint32_t)__builtin_ctz(m);
+    /* the 32 digests (16 bits) in two vectors, compared, packed to bytes (packs works per
+     * 128-bit half: the permute puts ways 8-15 back after 0-7) and one mask bit per way */
+    const __m256i *d = (const __m256i *)(const void *)(c->digests + set * CACHE_META_WAYS);
+    __m256i k = _mm256_set1_epi16((short)digest_of(c, tag));
+    __m256i e = _mm256_packs_epi16(_mm256_cmpeq_epi16(_mm256_load_si256(d), k),
+                                   _mm256_cmpeq_epi16(_mm256_load_si256(d + 1), k));
+    uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_permute4x64_epi64(e, 0xD8)) & c->waymask;
+    if (!verify)
+        return m ? (uint32_t)__builtin_ctz(m) : c->ways;
+    const uint64_t *t = c->tags + set * c->ways;
+    for (; m; m &= m - 1) {
+        uint32_t w = (uint32_t)__builtin_ctz(m);
+        if (t[w] == tag + 1)
+            return w;
     }
-    for (; w < ways; w += 4) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(t + w));
-        unsigned m = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, k)));
-        if (m) { /* (a match past the set cannot be: then the key is absent all the same) */
-            uint32_t r = w + (uint32_t)__builtin_ctz(m);
-            return r < ways ? r : ways;
-        }
-    }
-    return ways;
+    return c->ways;
 }
 #endif
 
@@ -170,6 +174,7 @@ static cache_t *create(uint64_t lines, uint32_t ways, int hashed, hugemem_arena 
         return NULL;
     }
     c->sets_shift = __builtin_ctzll(c->sets);
+    c->waymask = c->ways >= 32 ? UINT32_MAX : (1u << c->ways) - 1;
     c->hashed = hashed;
     c->scan = scan_scalar;
     c->promote = promote_scalar;
@@ -194,7 +199,8 @@ static cache_t *create(uint64_t lines, uint32_t ways, int hashed, hugemem_arena 
          * (each L1 on its own would be a few 4 KB pages among thousands) */
         c->in_arena = 1;
         c->recs = hugemem_arena_alloc(a, c->lines_bytes, 4096);
-        c->tags = hugemem_arena_alloc(a, (n + CACHE_SCAN_PAD) * sizeof *c->tags, 64);
+        c->tags = hugemem_arena_alloc(a, n * sizeof *c->tags, 64);
+        c->digests = hugemem_arena_alloc(a, c->sets * CACHE_META_WAYS * sizeof *c->digests, 64);
         c->meta = hugemem_arena_alloc(a, c->meta_bytes, 64);
         c->vict = hugemem_arena_alloc(a, (size_t)c->sets, 64);
     } else {
@@ -202,13 +208,14 @@ static cache_t *create(uint64_t lines, uint32_t ways, int hashed, hugemem_arena 
          * 2 MB on on huge pages (sets are picked at random: with 4 KB pages nearly every lookup
          * in a large L2, 31 MB of lines on the H200, would also miss the host's TLB) */
         c->recs = hugemem_map(c->lines_bytes);
-        c->tags = hugemem_map((n + CACHE_SCAN_PAD) * sizeof *c->tags);
+        c->tags = hugemem_map(n * sizeof *c->tags);
+        c->digests = hugemem_map(c->sets * CACHE_META_WAYS * sizeof *c->digests);
         c->meta = hugemem_map(c->meta_bytes);
         c->vict = hugemem_map((size_t)c->sets);
     }
     /* free ranks are set on a set's first use (cache_alloc), so untouched sets stay untouched
      * pages */
-    if (!c->recs || !c->tags || !c->meta || !c->vict) {
+    if (!c->recs || !c->tags || !c->digests || !c->meta || !c->vict) {
         cache_destroy(c);
         return NULL;
     }
@@ -241,7 +248,8 @@ void cache_destroy(cache_t *c)
     if (!c->in_arena) {
         size_t n = (size_t)(c->sets * c->ways);
         hugemem_unmap(c->recs, c->lines_bytes);
-        hugemem_unmap(c->tags, (n + CACHE_SCAN_PAD) * sizeof *c->tags);
+        hugemem_unmap(c->tags, n * sizeof *c->tags);
+        hugemem_unmap(c->digests, c->sets * CACHE_META_WAYS * sizeof *c->digests);
         hugemem_unmap(c->meta, c->meta_bytes);
         hugemem_unmap(c->vict, (size_t)c->sets);
     }
@@ -291,12 +299,11 @@ static inline void touch(cache_t *c, uint64_t set, uint32_t w)
 
 static cache_line *find_in(cache_t *c, uint64_t set, uint64_t tag)
 {
-    uint64_t base = set * c->ways;
-    uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
+    uint32_t w = c->scan(c, set, tag, 1);
     if (w == c->ways)
         return NULL;
     touch(c, set, w);
-    return rec(c, base + w);
+    return rec(c, set * c->ways + w);
 }
 
 cache_line *cache_find(cache_t *c, uint64_t tag)
@@ -316,8 +323,7 @@ static uint32_t victim(const cache_t *c, uint64_t set)
 static void prefetch_set(const cache_t *c, uint64_t set, int victim_line)
 {
     uint64_t base = set * c->ways;
-    for (uint32_t w = 0; w < c->ways; w += 8) /* 8 per 64-byte host line */
-        __builtin_prefetch(c->tags + base + w);
+    __builtin_prefetch(c->digests + set * CACHE_META_WAYS); /* (one host line) */
     __builtin_prefetch(&c->meta[set], 1);
     if (victim_line)
         __builtin_prefetch(rec(c, base + victim(c, set)), 1);
@@ -332,9 +338,9 @@ void cache_prefetch(const cache_t *c, uint64_t tag)
 
 cache_line *cache_peek(cache_t *c, uint64_t tag)
 {
-    uint64_t base = set_memo(c, tag) * c->ways;
-    uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
-    return w == c->ways ? NULL : rec(c, base + w);
+    uint64_t set = set_memo(c, tag);
+    uint32_t w = c->scan(c, set, tag, 1);
+    return w == c->ways ? NULL : rec(c, set * c->ways + w);
 }
 
 uint32_t cache_index(const cache_t *c, const cache_line *L)
@@ -370,6 +376,7 @@ static cache_line *alloc_in(cache_t *c, uint64_t set, uint64_t tag, uint64_t *vt
     else
         memset(L, 0, sizeof *L);
     t[v] = tag + 1;
+    c->digests[set * CACHE_META_WAYS + v] = digest_of(c, tag);
     /* touch_r without its shortcut (a new set's first way has rank 0 but its byte says
      * free); a free way's byte, CACHE_RANK_FREE, is not below r */
     uint32_t last = c->promote(mt->rank, v, r, (uint8_t)(c->ways - 1));
@@ -394,10 +401,14 @@ void cache_hint_way(const cache_t *c, uint64_t tag, cache_hint *h)
     if (h->state == CACHE_HINT_NONE)
         h->set = (uint32_t)set_of(c, tag);
     uint64_t base = (uint64_t)h->set * c->ways;
-    uint32_t w = c->scan(c->tags + base, c->ways, tag + 1);
+    /* the way whose digest matches (cache_find_h checks its tag, asked for here, and looks
+     * again when another tag had the same digest) */
+    uint32_t w = c->scan(c, h->set, tag, 0);
     h->way = (uint8_t)w;
     h->allocs = c->meta[h->set].allocs;
     h->state = CACHE_HINT_WAY;
+    if (w < c->ways)
+        __builtin_prefetch(c->tags + base + w);
     __builtin_prefetch(rec(c, base + (w < c->ways ? w : victim(c, h->set))), 1);
 }
 

@@ -26,8 +26,9 @@ typedef struct {
     uint64_t busy;                      /* L2: the atomic unit is busy until then (1/256 cycles) */
     uint64_t near[2];                   /* L2: stamp of the last near touch per partition */
     uint8_t valid, dirty;               /* one bit per sector */
-    /* 64 bytes (one host cache line) with 4 sectors; the tags (line numbers) and recency
-     * ranks are kept apart so that a set scan touches only them */
+    /* 64 bytes (one host cache line) with 4 sectors; the tags (line numbers), their 16-bit
+     * digests and the recency ranks are kept apart so that a set scan touches only the
+     * digests and the tag they point to */
 } cache_line;
 
 typedef struct cache cache_t;
@@ -66,11 +67,13 @@ cache_line *cache_line_at(cache_t *c, uint32_t index);
  * evict, into its caches: a hint for a lookup soon (changes nothing simulated). */
 void cache_prefetch(const cache_t *c, uint64_t tag);
 /* A lookup prepared ahead (host-cache hints that also save its work): cache_hint_set
- * computes tag's set and asks for its tags, recency record and victim byte; cache_hint_way,
- * later, once those are in the host's caches, finds the way holding tag (or none) and asks for
- * that line. cache_find_h and cache_alloc_h then give what cache_find and cache_alloc would,
- * checking the remembered way with one compare: a tag found is still there when its way still
- * holds it; a tag absent is still absent when no allocation has entered the set since (a
+ * computes tag's set and asks for its tag digests (one host line: cache.c), recency record and
+ * victim byte; cache_hint_way, later, once those are in the host's caches, finds the way whose
+ * digest matches tag's (or none) and asks for its tag and line. cache_find_h and cache_alloc_h
+ * then give what cache_find and cache_alloc would, checking the remembered way with one
+ * compare: a tag found is still there when its way still holds it (another tag with the same
+ * digest: looked up again); a tag absent is still absent when no allocation has entered the
+ * set since (a
  * 16-bit count per set: exact as long as fewer than 65536 allocations in one set come between
  * cache_hint_way and the lookup). A zeroed hint (state CACHE_HINT_NONE) means none. */
 enum { CACHE_HINT_NONE, CACHE_HINT_SET, CACHE_HINT_WAY };
