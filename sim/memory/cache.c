@@ -143,6 +143,17 @@ __attribute__((target("avx2"))) static uint32_t promote_avx2(uint8_t *rank, uint
 #endif
 
 
+/* The scan and the promotion: called directly where the build's target has AVX2 (-march=native
+ * on such a host: scripts/build-fast.sh), so that they inline (no indirect call per lookup);
+ * else through the pointers picked at run time. */
+#if defined(CACHE_X86) && defined(__AVX2__)
+#define CACHE_SCAN(c, set, tag, verify) scan_avx2(c, set, tag, verify)
+#define CACHE_PROMOTE(c, rank, w, r, last) promote_avx2(rank, w, r, last)
+#else
+#define CACHE_SCAN(c, set, tag, verify) (c)->scan(c, set, tag, verify)
+#define CACHE_PROMOTE(c, rank, w, r, last) (c)->promote(rank, w, r, last)
+#endif
+
 uint64_t cache_hash(uint64_t x)
 {
     x ^= x >> 30;
@@ -287,7 +298,7 @@ static inline void touch_r(cache_t *c, uint64_t set, uint32_t w, uint8_t r)
     cache_meta *mt = &c->meta[set];
     if (r == 0) /* already the most recent (a one-way set's victim stays itself) */
         return;
-    uint32_t last = c->promote(mt->rank, w, r, (uint8_t)(c->ways - 1));
+    uint32_t last = CACHE_PROMOTE(c, mt->rank, w, r, (uint8_t)(c->ways - 1));
     if (mt->fill == c->ways && r == c->ways - 1)
         c->vict[set] = (uint8_t)last;
 }
@@ -299,7 +310,7 @@ static inline void touch(cache_t *c, uint64_t set, uint32_t w)
 
 static cache_line *find_in(cache_t *c, uint64_t set, uint64_t tag)
 {
-    uint32_t w = c->scan(c, set, tag, 1);
+    uint32_t w = CACHE_SCAN(c, set, tag, 1);
     if (w == c->ways)
         return NULL;
     touch(c, set, w);
@@ -339,7 +350,7 @@ void cache_prefetch(const cache_t *c, uint64_t tag)
 cache_line *cache_peek(cache_t *c, uint64_t tag)
 {
     uint64_t set = set_memo(c, tag);
-    uint32_t w = c->scan(c, set, tag, 1);
+    uint32_t w = CACHE_SCAN(c, set, tag, 1);
     return w == c->ways ? NULL : rec(c, set * c->ways + w);
 }
 
@@ -379,7 +390,7 @@ static cache_line *alloc_in(cache_t *c, uint64_t set, uint64_t tag, uint64_t *vt
     c->digests[set * CACHE_META_WAYS + v] = digest_of(c, tag);
     /* touch_r without its shortcut (a new set's first way has rank 0 but its byte says
      * free); a free way's byte, CACHE_RANK_FREE, is not below r */
-    uint32_t last = c->promote(mt->rank, v, r, (uint8_t)(c->ways - 1));
+    uint32_t last = CACHE_PROMOTE(c, mt->rank, v, r, (uint8_t)(c->ways - 1));
     c->vict[set] = (uint8_t)(mt->fill < c->ways ? mt->fill : last);
     return L;
 }
@@ -403,7 +414,7 @@ void cache_hint_way(const cache_t *c, uint64_t tag, cache_hint *h)
     uint64_t base = (uint64_t)h->set * c->ways;
     /* the way whose digest matches (cache_find_h checks its tag, asked for here, and looks
      * again when another tag had the same digest) */
-    uint32_t w = c->scan(c, h->set, tag, 0);
+    uint32_t w = CACHE_SCAN(c, h->set, tag, 0);
     h->way = (uint8_t)w;
     h->allocs = c->meta[h->set].allocs;
     h->state = CACHE_HINT_WAY;
