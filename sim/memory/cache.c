@@ -309,7 +309,8 @@ static inline void touch(cache_t *c, uint64_t set, uint32_t w)
     touch_r(c, set, w, c->meta[set].rank[w]);
 }
 
-static inline __attribute__((always_inline)) cache_line *find_in(cache_t *c, uint64_t set, uint64_t tag)
+static inline __attribute__((always_inline)) cache_line *find_in(cache_t *c, uint64_t set,
+                                                                 uint64_t tag)
 {
     uint32_t w = CACHE_SCAN(c, set, tag, 1);
     if (w == c->ways)
@@ -365,8 +366,9 @@ cache_line *cache_line_at(cache_t *c, uint32_t index)
     return rec(c, index);
 }
 
-static inline __attribute__((always_inline)) cache_line *alloc_in(cache_t *c, uint64_t set, uint64_t tag, uint64_t *vtag,
-                            uint8_t *vdirty)
+static inline __attribute__((always_inline)) cache_line *alloc_in(cache_t *c, uint64_t set,
+                                                                  uint64_t tag, uint64_t *vtag,
+                                                                  uint8_t *vdirty)
 {
     uint64_t base = set * c->ways, *t = c->tags + base;
     cache_meta *mt = &c->meta[set];

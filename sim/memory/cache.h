@@ -73,9 +73,8 @@ void cache_prefetch(const cache_t *c, uint64_t tag);
  * then give what cache_find and cache_alloc would, checking the remembered way with one
  * compare: a tag found is still there when its way still holds it (another tag with the same
  * digest: looked up again); a tag absent is still absent when no allocation has entered the
- * set since (a
- * 16-bit count per set: exact as long as fewer than 65536 allocations in one set come between
- * cache_hint_way and the lookup). A zeroed hint (state CACHE_HINT_NONE) means none. */
+ * set since (a 16-bit count per set: exact as long as fewer than 65536 allocations in one set
+ * come between cache_hint_way and the lookup). A zeroed hint (state CACHE_HINT_NONE) means none. */
 enum { CACHE_HINT_NONE, CACHE_HINT_SET, CACHE_HINT_WAY };
 typedef struct {
     uint32_t set;

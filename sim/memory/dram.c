@@ -119,16 +119,23 @@ uint32_t dram_channel(const dram_t *d, uint64_t line)
     return fastmod(cache_hash(line ^ 0x5bd1e995u), d->mod_m, d->channels);
 }
 
+/* The FIFO server: line's channel is busy for bytes x cycles_per_byte x f from when it is free
+ * (t at the earliest); returns the cycles the transfer waited for it. */
+static inline double occupy(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, double f)
+{
+    double *fr = &d->free[dram_channel(d, line)];
+    double start = (double)t > *fr ? (double)t : *fr;
+    *fr = start + (double)bytes * d->cycles_per_byte * f;
+    return start - (double)t;
+}
+
 uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int write)
 {
     d->bytes += bytes;
     /* the averages serve only the load-dependent wait and the efficiency: a server without
      * either (an L2 slice) skips them */
     double f = d->queue_cycles > 0 || d->has_eff ? moving_averages(d, t, bytes, write) : 1.0;
-    double *fr = &d->free[dram_channel(d, line)];
-    double start = (double)t > *fr ? (double)t : *fr;
-    *fr = start + (double)bytes * d->cycles_per_byte * f;
-    double wait = start - (double)t;
+    double wait = occupy(d, line, t, bytes, f);
     if (d->queue_cycles > 0) {
         double u = d->rate_f * d->inv_peak;
         u = u < DRAM_U_MAX ? u : DRAM_U_MAX;
@@ -140,10 +147,7 @@ uint64_t dram_transfer(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes, int
 uint64_t dram_serve(dram_t *d, uint64_t line, uint64_t t, uint32_t bytes)
 {
     d->bytes += bytes;
-    double *fr = &d->free[dram_channel(d, line)];
-    double start = (double)t > *fr ? (double)t : *fr;
-    *fr = start + (double)bytes * d->cycles_per_byte; /* (f = 1: exactly dram_transfer's) */
-    return (uint64_t)(start - (double)t);
+    return (uint64_t)occupy(d, line, t, bytes, 1.0);
 }
 
 uint64_t dram_bytes(const dram_t *d)
