@@ -1542,6 +1542,66 @@ static inline uint64_t ens_least(const tctx *c, const uint64_t *ens, int n)
 #endif
 }
 
+/* sched_eval's wake-up scan: the least max(ens[k], qp[wres[k]]) over n warps (scan_count:
+ * T_INF past the warps, whose wres is some class). */
+static uint64_t wake_least_scalar(const tsmsp *sp, int n)
+{
+    const uint64_t *ens = sp->ens, *qp = sp->qp;
+    const uint8_t *wres = sp->wres;
+    uint64_t next = T_INF;
+    int j0 = 0;
+    for (; j0 + SCHED_SCAN_PAD <= n; j0 += SCHED_SCAN_PAD) {
+#pragma GCC unroll 8
+        for (int k = j0; k < j0 + SCHED_SCAN_PAD; k++) {
+            uint64_t e = max64(ens[k], qp[wres[k]]);
+            next = e < next ? e : next;
+        }
+    }
+    for (; j0 < n; j0++) {
+        uint64_t e = max64(ens[j0], qp[wres[j0]]);
+        next = e < next ? e : next;
+    }
+    return next;
+}
+
+#ifdef SCHED_X86
+/* The same, four warps per step: their classes' qp gathered by wres (n a multiple of 8;
+ * unsigned order by the flipped sign bit, as look_avx2). The scalar loop was 7 host
+ * instructions per warp, and the scan ran on most evaluations of the slow cases (a class busy
+ * past the least ens: or_regs_lb8, lat_copy, bk_transpose32, callgrind). */
+__attribute__((target("avx2"))) static uint64_t wake_least_avx2(const tsmsp *sp, int n)
+{
+    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+    __m256i m = _mm256_set1_epi64x(INT64_MAX); /* T_INF flipped */
+    for (int k = 0; k < n; k += 4) {
+        uint32_t r4;
+        memcpy(&r4, sp->wres + k, sizeof r4);
+        __m256i idx = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128((int)r4));
+        __m256i q = _mm256_xor_si256(
+            _mm256_i64gather_epi64((const long long *)(const void *)sp->qp, idx, 8), sign);
+        __m256i e = _mm256_xor_si256(
+            _mm256_loadu_si256((const __m256i *)(const void *)(sp->ens + k)), sign);
+        __m256i v = _mm256_blendv_epi8(e, q, _mm256_cmpgt_epi64(q, e)); /* the later */
+        m = _mm256_blendv_epi8(m, v, _mm256_cmpgt_epi64(m, v));         /* the least */
+    }
+    __m128i lo = _mm256_castsi256_si128(m), hi = _mm256_extracti128_si256(m, 1);
+    lo = _mm_blendv_epi8(lo, hi, _mm_cmpgt_epi64(lo, hi));
+    int64_t a = _mm_cvtsi128_si64(lo), b = _mm_extract_epi64(lo, 1); /* flipped: signed */
+    return (uint64_t)(a < b ? a : b) ^ (uint64_t)INT64_MIN;
+}
+#endif
+
+/* wake_least, vector from 5 warps on where the host can (n is then a multiple of 8). */
+static inline uint64_t wake_least(const tctx *c, const tsmsp *sp, int n)
+{
+#ifdef SCHED_X86
+    return c->avx2 && n > SCHED_SCAN_PAD / 2 ? wake_least_avx2(sp, n) : wake_least_scalar(sp, n);
+#else
+    (void)c;
+    return wake_least_scalar(sp, n);
+#endif
+}
+
 /* The warps of the classes in `classes` (tsmsp.cmask). */
 static inline uint64_t class_warps(const tsmsp *sp, uint32_t classes)
 {
@@ -1556,6 +1616,8 @@ static inline uint64_t class_warps(const tsmsp *sp, uint32_t classes)
  * the highest. The others through pick. */
 static int pick_mask(tctx *c, tsmsp *sp, uint64_t e)
 {
+    if (!(e & (e - 1))) /* one eligible warp (most evaluations of the slow cases) */
+        return __builtin_ctzll(e);
     if (c->policy == SCHED_GTO || c->policy == SCHED_GTY) {
         const tw *g = sp->last_warp;
         if (g && (e >> g->idx & 1))
@@ -1807,21 +1869,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
         tgpu_wake(c, sp, e1);
         return WL_OK;
     }
-    uint64_t next = T_INF;
-    const uint64_t *qp = sp->qp;
-    const uint8_t *wres = sp->wres;
-    int j0 = 0;
-    for (; j0 + SCHED_SCAN_PAD <= n; j0 += SCHED_SCAN_PAD) { /* as the first scan */
-#pragma GCC unroll 8
-        for (int k = j0; k < j0 + SCHED_SCAN_PAD; k++) {
-            uint64_t e = max64(ens[k], qp[wres[k]]);
-            next = e < next ? e : next;
-        }
-    }
-    for (; j0 < n; j0++) {
-        uint64_t e = max64(ens[j0], qp[wres[j0]]);
-        next = e < next ? e : next;
-    }
+    uint64_t next = wake_least(c, sp, n);
     if (next != T_INF)
         next = max64(next, t1);
     if (next != T_INF)
