@@ -506,35 +506,6 @@ static void teardown(tctx *c)
     exec_prog_destroy(c->prog);
 }
 
-/* Processes SM s's wake-ups before cycle `end`. */
-/* The SM's next evaluation: the scheduler with the smallest (cycle, index); T_INF if none. */
-static uint64_t sm_next(const tctx *c, const tsm *sm, int *sub)
-{
-    /* without branches: which scheduler comes next changes from one evaluation to the next,
-     * and the host would mispredict a compare-and-branch; the lowest index wins a tie, and
-     * *sub stays when none has anything (T_INF) */
-    const uint64_t *w = sm->wake;
-    if (c->nsub == 4) { /* as in every arch file: a tree of three compares, not a loop */
-        int l01 = w[1] < w[0], l23 = w[3] < w[2];
-        uint64_t m01 = l01 ? w[1] : w[0], m23 = l23 ? w[3] : w[2];
-        int s01 = l01, s23 = 2 + l23, lt = m23 < m01;
-        uint64_t t = lt ? m23 : m01;
-        int s = lt ? s23 : s01;
-        *sub = t == T_INF ? *sub : s;
-        return t;
-    }
-    uint64_t t = T_INF;
-    int s = *sub;
-    for (int k = 0; k < c->nsub; k++) {
-        uint64_t v = w[k];
-        int lt = v < t;
-        t = lt ? v : t;
-        s = lt ? k : s;
-    }
-    *sub = s;
-    return t;
-}
-
 /* Host-cache prefetching across SMs (changes nothing simulated). SMs are simulated one after
  * another, and by the time an SM's turn comes back its warps' data has left the host caches;
  * their first touches would be misses one after another (scheduler -> its arrays -> warp
@@ -626,11 +597,13 @@ static void prefetch_queued(const tctx *c, const tpfq *q)
     }
 }
 
+/* Processes SM s's wake-ups before cycle `end`. */
 static wl_status run_sm(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end)
 {
     wl_status st = WL_OK;
     int k = 0;
-    for (uint64_t t; st == WL_OK && (t = sm_next(c, sm, &k)) < end;) {
+    c->burst_end = cfg->max_cycles && cfg->max_cycles < end ? cfg->max_cycles + 1 : end;
+    for (uint64_t t; st == WL_OK && (t = tgpu_sm_next(c, sm, &k)) < end;) {
         tsmsp *sp = &c->sp[(size_t)sm->id * (size_t)c->nsub + (size_t)k];
         if (cfg->max_cycles && t > cfg->max_cycles)
             return diag_set(c->d, WL_EDEADLOCK, c->m->name, 0, 0,
@@ -722,7 +695,8 @@ static wl_status resolve_window(tctx *c)
 static int run_sm_ahead(tctx *c, const timing_config *cfg, tsm *sm, uint64_t end, wl_status *st)
 {
     int k = 0, stopped = 0;
-    for (uint64_t t; *st == WL_OK && (t = sm_next(c, sm, &k)) < end;) {
+    c->burst_end = 0; /* each evaluation is checked (sched_ahead_safe) */
+    for (uint64_t t; *st == WL_OK && (t = tgpu_sm_next(c, sm, &k)) < end;) {
         tsmsp *sp = &c->sp[(size_t)sm->id * (size_t)c->nsub + (size_t)k];
         if ((cfg->max_cycles && t > cfg->max_cycles) || !sched_ahead_safe(c, sp, t)) {
             stopped = 1;
@@ -781,7 +755,7 @@ static wl_status run_loop(tctx *c, const timing_config *cfg)
         if (st != WL_OK)
             return st;
         for (int s = 0, k = 0; s < c->nsm; s++) {
-            uint64_t t = sm_next(c, &c->sms[s], &k);
+            uint64_t t = tgpu_sm_next(c, &c->sms[s], &k);
             next = t < next ? t : next;
         }
         first = next;

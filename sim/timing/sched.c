@@ -1690,6 +1690,92 @@ static int compact(tctx *c, tsmsp *sp, int n, int *pos, uint64_t t)
     return o;
 }
 
+/* The next cycle anything can happen on scheduler sp, from t1 (the cycle after an evaluation)
+ * on, when neither the warp it issued nor one it found eligible can issue at t1: wakes it then. */
+static inline void wake_scan(tctx *c, tsmsp *sp, uint64_t t1)
+{
+    /* max(ens, qp, t1) over the warps: the least of max(ens, qp), then at least t1 */
+    int n = scan_count(sp->nwarps);
+    /* Usually no class is busy past the least ens (or t1): then that is the answer, without
+     * the walk over every warp's class below (which was a sixth of sched_eval's host
+     * instructions on occ_regs_lb8 and lat_copy: callgrind). Exact: with e1 = max(least ens,
+     * t1) and every class's qp <= e1, each max(ens, qp) lies in [ens, max(ens, e1)], so their
+     * least lies in [least ens, e1], and at least t1 it is e1. */
+    uint64_t emin = ens_least(c, sp->ens, n);
+    if (emin == T_INF) /* every warp at a barrier or gone: nothing wakes the scheduler */
+        return;
+    uint64_t e1 = max64(emin, t1);
+    if (!classes_busy(c, sp, e1)) {
+        tgpu_wake(c, sp, e1);
+        return;
+    }
+    uint64_t next = wake_least(c, sp, n);
+    if (next != T_INF)
+        next = max64(next, t1);
+    if (next != T_INF)
+        tgpu_wake(c, sp, next);
+}
+
+/* Whether run_sm's next evaluation is scheduler sp's at t (woken at t: no other scheduler of
+ * the SM comes first) and burst may make it (inside the window). */
+static inline int burst_next(const tctx *c, const tsmsp *sp, uint64_t t)
+{
+    int k = sp->sub;
+    return t < c->burst_end && tgpu_sm_next(c, sp->sm, &k) == t && k == sp->sub;
+}
+
+/* A run of one warp: w issued at t - 1 and can issue at t (its own conditions, its class's
+ * queue and pipe), and the scheduler is woken at t. Where run_sm's next evaluation is this
+ * scheduler's at t (no other scheduler of the SM comes first, inside the window) and w is the
+ * only warp sched_eval would look at then (every other warp's own conditions or busy class
+ * holding it, none of them lazy and eligible), that evaluation is made here: w is selected
+ * and issues, as sched_eval's would, without its masks' walk, the pick, the lazy warps'
+ * bookkeeping and the return to run_sm (occ_regs_lb8: three evaluations in five are such;
+ * lat_copy one in five). Then the next, while they last. Only on sched_eval's mask path
+ * (lns: no trace, not two-level, at most 64 warps). */
+static wl_status burst(tctx *c, tsmsp *sp, tw *w, uint64_t t)
+{
+    tsm *sm = sp->sm;
+    const uint64_t bit = 1ull << w->idx;
+    for (;;) {
+        if (w->state != TW_ACTIVE)
+            return WL_OK;
+        int n = sp->nwarps, skip = n > SCHED_SCAN_PAD / 2; /* as sched_eval's */
+        uint32_t cbusy = classes_busy(c, sp, t);
+        uint64_t ready = ready_mask(c, sp, n, t);
+        uint64_t look = skip ? ready & ~class_warps(sp, cbusy) : ready;
+        if (look != bit) /* another warp to look at: sched_eval */
+            return WL_OK;
+        /* run_sm's step, then sched_eval's: w was charged up to t (selected at t - 1) and is
+         * eligible (its class is free: the caller's test) */
+        sm->wake[sp->sub] = T_INF;
+        c->res->evaluations++;
+        shared_conds(sp, w);
+        stats_charge(c, w, STALL_SELECTED, t + 1);
+        if (t >= sp->elig_t) {
+            sp->nevals++;
+            for (uint32_t b = cbusy; b; b &= b - 1)
+                sp->busy_evals[__builtin_ctz(b)]++;
+            sp->elig_t = t + 1;
+        }
+        c->res->sched_issue_cycles++;
+        wl_status st = sched_issue(c, sp, w, t);
+        sp->ens[w->idx] = own_ready(w);
+        set_wres(c, sp, w->idx, w->res);
+        if (st != WL_OK)
+            return st;
+        uint64_t t1 = t + 1;
+        if (sp->ens[w->idx] > t1 || sp->qp[w->res] > t1) {
+            wake_scan(c, sp, t1);
+            return WL_OK;
+        }
+        tgpu_wake(c, sp, t1);
+        t = t1;
+        if (!burst_next(c, sp, t))
+            return WL_OK;
+    }
+}
+
 wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
 {
     if (c->policy == SCHED_TWO_LEVEL)
@@ -1699,7 +1785,6 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
      * when they are next looked at. ens[] is kept exact (sched_add_warp, sched_refresh, after
      * each issue), so the scan reads only that array, not the warps. */
     int n = sp->nwarps;
-    const uint64_t *ens = sp->ens;
     /* Without a trace, a warp whose class's queue or pipe is busy at t is not looked at
      * either (busy): it cannot issue, and the cycles it waits are charged when it is next
      * looked at (charge_skipped). With a trace every such warp is looked at, so that its
@@ -1839,7 +1924,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     uint64_t t1 = t + 1;
     if (sel && sp->ens[sel->idx] <= t1 && sp->qp[sel->res] <= t1) {
         tgpu_wake(c, sp, t1);
-        return WL_OK;
+        return lns && burst_next(c, sp, t1) ? burst(c, sp, sel, t1) : WL_OK;
     }
     if (lns) {
         uint64_t others = emask & ~(isel >= 0 ? 1ull << isel : 0);
@@ -1854,25 +1939,6 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
                 return WL_OK;
             }
     }
-    /* max(ens, qp, t1) over the warps: the least of max(ens, qp), then at least t1 */
-    n = scan_count(sp->nwarps);
-    /* Usually no class is busy past the least ens (or t1): then that is the answer, without
-     * the walk over every warp's class below (which was a sixth of sched_eval's host
-     * instructions on occ_regs_lb8 and lat_copy: callgrind). Exact: with e1 = max(least ens,
-     * t1) and every class's qp <= e1, each max(ens, qp) lies in [ens, max(ens, e1)], so their
-     * least lies in [least ens, e1], and at least t1 it is e1. */
-    uint64_t emin = ens_least(c, ens, n);
-    if (emin == T_INF) /* every warp at a barrier or gone: nothing wakes the scheduler */
-        return WL_OK;
-    uint64_t e1 = max64(emin, t1);
-    if (!classes_busy(c, sp, e1)) {
-        tgpu_wake(c, sp, e1);
-        return WL_OK;
-    }
-    uint64_t next = wake_least(c, sp, n);
-    if (next != T_INF)
-        next = max64(next, t1);
-    if (next != T_INF)
-        tgpu_wake(c, sp, next);
+    wake_scan(c, sp, t1);
     return WL_OK;
 }

@@ -357,6 +357,10 @@ typedef struct tctx {
     struct tsmemo *smemo;   /* shared-memory wavefronts of recent access shapes (sched.c) */
     size_t cap_resolve;
     uint64_t progress_next;
+    /* sched_eval's runs of one warp (sched.c burst) go on to the scheduler's next cycle
+     * without returning to run_sm, before this cycle: run_sm's window end, or max_cycles + 1
+     * (0 while an SM runs ahead: run_sm_ahead checks each evaluation) */
+    uint64_t burst_end;
     /* The functional record of the instruction being fetched: one for the whole run, so it
      * stays in the host caches (sched_fetch digests it at once; nothing reads it later). */
     exec_step_info info;
@@ -555,6 +559,33 @@ static inline void tgpu_wake(tctx *c, tsmsp *sp, uint64_t t)
     uint64_t *w = &sp->sm->wake[sp->sub];
     if (t < *w && t < MEM_TOKEN)
         *w = t;
+}
+/* The SM's next evaluation: the scheduler with the smallest (cycle, index); T_INF if none
+ * (then *sub stays). */
+static inline uint64_t tgpu_sm_next(const tctx *c, const tsm *sm, int *sub)
+{
+    /* without branches: which scheduler comes next changes from one evaluation to the next,
+     * and the host would mispredict a compare-and-branch; the lowest index wins a tie */
+    const uint64_t *w = sm->wake;
+    if (c->nsub == 4) { /* as in every arch file: a tree of three compares, not a loop */
+        int l01 = w[1] < w[0], l23 = w[3] < w[2];
+        uint64_t m01 = l01 ? w[1] : w[0], m23 = l23 ? w[3] : w[2];
+        int s01 = l01, s23 = 2 + l23, lt = m23 < m01;
+        uint64_t t = lt ? m23 : m01;
+        int s = lt ? s23 : s01;
+        *sub = t == T_INF ? *sub : s;
+        return t;
+    }
+    uint64_t t = T_INF;
+    int s = *sub;
+    for (int k = 0; k < c->nsub; k++) {
+        uint64_t v = w[k];
+        int lt = v < t;
+        t = lt ? v : t;
+        s = lt ? k : s;
+    }
+    *sub = s;
+    return t;
 }
 /* A block's last warp retired at t: frees its resources, dispatches the next block. */
 wl_status tgpu_block_done(tctx *c, tblock *b, uint64_t t);
