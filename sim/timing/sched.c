@@ -1512,34 +1512,16 @@ static uint64_t ens_least_scalar(const uint64_t *ens, int n)
     return m;
 }
 
-#ifdef SCHED_X86
-/* The same, four warps per compare (n a multiple of 8; unsigned order by the flipped sign
- * bit, as look_avx2). */
-__attribute__((target("avx2"))) static uint64_t ens_least_avx2(const uint64_t *ens, int n)
-{
-    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
-    __m256i m = _mm256_set1_epi64x(INT64_MAX); /* T_INF flipped */
-    for (int k = 0; k < n; k += 4) {
-        __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(ens + k)),
-                                     sign);
-        m = _mm256_blendv_epi8(m, v, _mm256_cmpgt_epi64(m, v));
-    }
-    __m128i lo = _mm256_castsi256_si128(m), hi = _mm256_extracti128_si256(m, 1);
-    lo = _mm_blendv_epi8(lo, hi, _mm_cmpgt_epi64(lo, hi));
-    int64_t a = _mm_cvtsi128_si64(lo), b = _mm_extract_epi64(lo, 1); /* flipped: signed */
-    return (uint64_t)(a < b ? a : b) ^ (uint64_t)INT64_MIN;
-}
-#endif
 
-/* ens_least, vector from 5 warps on where the host can (n is then a multiple of 8). */
+/* ens_least. (Until the forty-eighth session an AVX2 version of it ran from 5 warps on; the
+ * speed build, profile-guided with -march=native, compiled it into code that missed the
+ * least value (gcc 12: found by comparing the two on every call), so that build woke
+ * schedulers late and its results differed from every other build's. The compiler
+ * vectorises this loop itself where it pays.) */
 static inline uint64_t ens_least(const tctx *c, const uint64_t *ens, int n)
 {
-#ifdef SCHED_X86
-    return c->avx2 && n > SCHED_SCAN_PAD / 2 ? ens_least_avx2(ens, n) : ens_least_scalar(ens, n);
-#else
     (void)c;
     return ens_least_scalar(ens, n);
-#endif
 }
 
 /* sched_eval's wake-up scan: the least max(ens[k], qp[wres[k]]) over n warps (scan_count:
