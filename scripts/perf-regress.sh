@@ -8,6 +8,8 @@
 # Usage: scripts/perf-regress.sh record|check DIR [BUILD]   (BUILD default build-perf; a build
 #        of another checkout, e.g. the branch point, records the reference)
 #        PERF_REGRESS_FULL=0 skips the full-size cases.
+#        Check the speed build too (`check DIR build-fast`): its results must be the same as
+#        every other build's, and once were not (docs/performance.md, forty-eighth session).
 set -eu
 mode=${1:?record|check}
 dir=${2:?DIR}
