@@ -1503,25 +1503,18 @@ int sched_ahead_safe(const tctx *c, const tsmsp *sp, uint64_t t)
     return 1;
 }
 
-/* The least ens over sched_eval's scan of n warps (scan_count: T_INF past the warps). */
-static uint64_t ens_least_scalar(const uint64_t *ens, int n)
+/* The least ens over sched_eval's scan of n warps (scan_count: T_INF past the warps). (Until
+ * the forty-eighth session an AVX2 version of it ran from 5 warps on; the speed build,
+ * profile-guided with -march=native, compiled it into code that missed the least value (gcc
+ * 12: found by comparing the two on every call), so that build woke schedulers late and its
+ * results differed from every other build's. The compiler vectorises this loop itself where
+ * it pays.) */
+static inline uint64_t ens_least(const uint64_t *ens, int n)
 {
     uint64_t m = T_INF;
     for (int k = 0; k < n; k++)
         m = ens[k] < m ? ens[k] : m;
     return m;
-}
-
-
-/* ens_least. (Until the forty-eighth session an AVX2 version of it ran from 5 warps on; the
- * speed build, profile-guided with -march=native, compiled it into code that missed the
- * least value (gcc 12: found by comparing the two on every call), so that build woke
- * schedulers late and its results differed from every other build's. The compiler
- * vectorises this loop itself where it pays.) */
-static inline uint64_t ens_least(const tctx *c, const uint64_t *ens, int n)
-{
-    (void)c;
-    return ens_least_scalar(ens, n);
 }
 
 /* sched_eval's wake-up scan: the least max(ens[k], qp[wres[k]]) over n warps (scan_count:
@@ -1683,7 +1676,7 @@ static inline void wake_scan(tctx *c, tsmsp *sp, uint64_t t1)
      * instructions on occ_regs_lb8 and lat_copy: callgrind). Exact: with e1 = max(least ens,
      * t1) and every class's qp <= e1, each max(ens, qp) lies in [ens, max(ens, e1)], so their
      * least lies in [least ens, e1], and at least t1 it is e1. */
-    uint64_t emin = ens_least(c, sp->ens, n);
+    uint64_t emin = ens_least(sp->ens, n);
     if (emin == T_INF) /* every warp at a barrier or gone: nothing wakes the scheduler */
         return;
     uint64_t e1 = max64(emin, t1);
@@ -1693,9 +1686,32 @@ static inline void wake_scan(tctx *c, tsmsp *sp, uint64_t t1)
     }
     uint64_t next = wake_least(c, sp, n);
     if (next != T_INF)
-        next = max64(next, t1);
-    if (next != T_INF)
-        tgpu_wake(c, sp, next);
+        tgpu_wake(c, sp, max64(next, t1));
+}
+
+/* Cycle t counts as an evaluation for every class free at it (cbusy: the classes busy at t),
+ * once per cycle: the denominators of settle_lazy's not_selected/throttle split. */
+static inline void count_eval(tsmsp *sp, uint32_t cbusy, uint64_t t)
+{
+    if (t >= sp->elig_t) {
+        sp->nevals++;
+        for (uint32_t b = cbusy; b; b &= b - 1)
+            sp->busy_evals[__builtin_ctz(b)]++;
+        sp->elig_t = t + 1;
+    }
+}
+
+/* The selected warp w issues at t (already charged selected up to t + 1): the one path of
+ * sched_eval and burst, so that the two cannot drift apart. */
+static inline wl_status issue_selected(tctx *c, tsmsp *sp, tw *w, uint64_t t)
+{
+    c->res->sched_issue_cycles++;
+    sp->last_slot = w->slot;
+    sp->last_warp = w;
+    wl_status st = sched_issue(c, sp, w, t);
+    sp->ens[w->idx] = own_ready(w);
+    set_wres(c, sp, w->idx, w->res);
+    return st;
 }
 
 /* Whether run_sm's next evaluation is scheduler sp's at t (woken at t: no other scheduler of
@@ -1712,8 +1728,8 @@ static inline int burst_next(const tctx *c, const tsmsp *sp, uint64_t t)
  * only warp sched_eval would look at then (every other warp's own conditions or busy class
  * holding it, none of them lazy and eligible), that evaluation is made here: w is selected
  * and issues, as sched_eval's would, without its masks' walk, the pick, the lazy warps'
- * bookkeeping and the return to run_sm (occ_regs_lb8: three evaluations in five are such;
- * lat_copy one in five). Then the next, while they last. Only on sched_eval's mask path
+ * bookkeeping and the return to run_sm (occ_regs_lb8, full size: 19.7 M of its 35.4 M
+ * evaluations are such). Then the next, while they last. Only on sched_eval's mask path
  * (lns: no trace, not two-level, at most 64 warps). */
 static wl_status burst(tctx *c, tsmsp *sp, tw *w, uint64_t t)
 {
@@ -1734,16 +1750,8 @@ static wl_status burst(tctx *c, tsmsp *sp, tw *w, uint64_t t)
         c->res->evaluations++;
         shared_conds(sp, w);
         stats_charge(c, w, STALL_SELECTED, t + 1);
-        if (t >= sp->elig_t) {
-            sp->nevals++;
-            for (uint32_t b = cbusy; b; b &= b - 1)
-                sp->busy_evals[__builtin_ctz(b)]++;
-            sp->elig_t = t + 1;
-        }
-        c->res->sched_issue_cycles++;
-        wl_status st = sched_issue(c, sp, w, t);
-        sp->ens[w->idx] = own_ready(w);
-        set_wres(c, sp, w->idx, w->res);
+        count_eval(sp, cbusy, t);
+        wl_status st = issue_selected(c, sp, w, t);
         if (st != WL_OK)
             return st;
         uint64_t t1 = t + 1;
@@ -1837,12 +1845,7 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
             lz = (lz | emask) & ~sb;
         }
         sp->lzm = lz;
-        if (t >= sp->elig_t) { /* cycle t counts for every class free at it */
-            sp->nevals++;
-            for (uint32_t b = cbusy; b; b &= b - 1)
-                sp->busy_evals[__builtin_ctz(b)]++;
-            sp->elig_t = t + 1;
-        }
+        count_eval(sp, cbusy, t);
     } else {
         int look[EVAL_MAX_WARPS + SCHED_SCAN_PAD];
         uint32_t busy = skip ? classes_busy(c, sp, t) : 0;
@@ -1884,14 +1887,8 @@ wl_status sched_eval(tctx *c, tsmsp *sp, uint64_t t)
     }
     tw *sel = isel >= 0 ? sp->warps[isel] : NULL;
     wl_status st = WL_OK;
-    if (sel) {
-        c->res->sched_issue_cycles++;
-        sp->last_slot = sel->slot;
-        sp->last_warp = sel;
-        st = sched_issue(c, sp, sel, t);
-        sp->ens[sel->idx] = own_ready(sel);
-        set_wres(c, sp, sel->idx, sel->res);
-    }
+    if (sel)
+        st = issue_selected(c, sp, sel, t);
     for (int i = 0; i < ndone && st == WL_OK; i++)
         st = tgpu_block_done(c, done[i], t);
     if (st != WL_OK)
