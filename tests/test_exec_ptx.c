@@ -1119,6 +1119,70 @@ static void test_register_slots_wmma(void **state)
     kt_close(&t);
 }
 
+/* wmma in each layout of A and B (row- and column-major in memory: wmma_tile's loads, which
+ * read two f16 halves side by side as one word where the layout puts them so, and
+ * xmma_wmma's copies between fragments and matrices), with a leading dimension larger than
+ * the tile: D = A B + C on small integers, exact in f16 and f32, against the product computed
+ * here. A[r][k] = (r + 2k) mod 5 - 2, B[k][n] = (3k + n) mod 7 - 3, C[r][n] = r - 2n. */
+static void test_wmma_layouts(void **state)
+{
+    (void)state;
+    enum { LD = 24 }; /* elements per stored row (or column) of each matrix */
+    for (int v = 0; v < 4; v++) {
+        const char *la = v & 1 ? "col" : "row", *lb = v & 2 ? "col" : "row";
+        char ptx[2048];
+        snprintf(ptx, sizeof ptx, HDR
+                 ".visible .entry wl(.param .u64 pa, .param .u64 pb, .param .u64 pc, "
+                 ".param .u64 pd)\n{\n"
+                 ".reg .b32 %%r<17>;\n.reg .f32 %%f<17>;\n.reg .b64 %%rd<5>;\n"
+                 "ld.param.u64 %%rd1, [pa];\nld.param.u64 %%rd2, [pb];\n"
+                 "ld.param.u64 %%rd3, [pc];\nld.param.u64 %%rd4, [pd];\n"
+                 "wmma.load.a.sync.aligned.%s.m16n16k16.global.f16 {%%r1, %%r2, %%r3, %%r4, "
+                 "%%r5, %%r6, %%r7, %%r8}, [%%rd1], %d;\n"
+                 "wmma.load.b.sync.aligned.%s.m16n16k16.global.f16 {%%r9, %%r10, %%r11, %%r12, "
+                 "%%r13, %%r14, %%r15, %%r16}, [%%rd2], %d;\n"
+                 "wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%%f1, %%f2, %%f3, %%f4, "
+                 "%%f5, %%f6, %%f7, %%f8}, [%%rd3], %d;\n"
+                 "wmma.mma.sync.aligned.%s.%s.m16n16k16.f32.f32 {%%f9, %%f10, %%f11, %%f12, "
+                 "%%f13, %%f14, %%f15, %%f16}, {%%r1, %%r2, %%r3, %%r4, %%r5, %%r6, %%r7, %%r8}, "
+                 "{%%r9, %%r10, %%r11, %%r12, %%r13, %%r14, %%r15, %%r16}, {%%f1, %%f2, %%f3, "
+                 "%%f4, %%f5, %%f6, %%f7, %%f8};\n"
+                 "wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%%rd4], {%%f9, %%f10, "
+                 "%%f11, %%f12, %%f13, %%f14, %%f15, %%f16}, %d;\nret;\n}\n",
+                 la, LD, lb, LD, LD, la, lb, LD);
+        static const uint16_t h[5] = {0xc000, 0xbc00, 0x0000, 0x3c00, 0x4000}; /* -2 .. 2 */
+        static const uint16_t g[7] = {0xc200, 0xc000, 0xbc00, 0x0000, 0x3c00, 0x4000, 0x4200};
+        uint16_t A[16 * LD] = {0}, B[16 * LD] = {0};
+        float C[16 * LD] = {0}, D[16 * LD];
+        for (int r = 0; r < 16; r++)
+            for (int k = 0; k < 16; k++) {
+                A[v & 1 ? k * LD + r : r * LD + k] = h[(r + 2 * k) % 5];
+                B[v & 2 ? r * LD + k : k * LD + r] = g[(3 * k + r) % 7]; /* B[k][n = r] */
+                C[r * LD + k] = (float)(r - 2 * k);
+            }
+        kt t;
+        kt_text(&t, ptx, "wl");
+        uint64_t a = kt_buf(&t, A, sizeof A), b = kt_buf(&t, B, sizeof B);
+        uint64_t c = kt_buf(&t, C, sizeof C), d = kt_buf(&t, NULL, sizeof D);
+        kt_arg(&t, 0, a);
+        kt_arg(&t, 1, b);
+        kt_arg(&t, 2, c);
+        kt_arg(&t, 3, d);
+        RUN_OK(kt_run(&t, 1, 32, 0));
+        kt_get(&t, d, D, sizeof D);
+        for (int r = 0; r < 16; r++)
+            for (int n = 0; n < 16; n++) {
+                int want = r - 2 * n;
+                for (int k = 0; k < 16; k++)
+                    want += ((r + 2 * k) % 5 - 2) * ((3 * k + n) % 7 - 3);
+                if (D[r * LD + n] != (float)want)
+                    fail_msg("A %s, B %s: D[%d][%d] = %g, want %d", la, lb, r, n,
+                             (double)D[r * LD + n], want);
+            }
+        kt_close(&t);
+    }
+}
+
 /* cvt.rn.f16.f32 (xfast.c: eight lanes at a time, through F16C where the host has it; the
  * baseline CPU step of CI runs the scalar form): rounding to nearest even at the ties, overflow
  * to inf, subnormal and zero results, infinities, and NaNs (the canonical f16 NaN, also for a
@@ -1526,6 +1590,7 @@ int main(void)
         cmocka_unit_test(test_special_registers),
         cmocka_unit_test(test_register_slots),
         cmocka_unit_test(test_register_slots_wmma),
+        cmocka_unit_test(test_wmma_layouts),
         cmocka_unit_test(test_register_inplace),
         cmocka_unit_test(test_cvt_f16),
         cmocka_unit_test(test_move16_forms),

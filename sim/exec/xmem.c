@@ -874,18 +874,18 @@ static int wmma_tile(exec_block *b, int warp, const xinsn *in, uint64_t *regs, c
             const uint8_t *h0 = h + step[e], *h1 = h + step[esz == 2 ? e + 1 : e];
             uint32_t *x = xs[j % 4];
             /* (16-bit: register j >= 4 has register j - 4's elements, e above, already in x) */
-            for (int l = 0; l < 32 && !(esz == 2 && j >= 4); l++) {
-                uint32_t lo, hi = 0;
-                if (esz == 2) {
+            if (esz == 4 || (j < 4 && h1 == h0 + 2)) {
+                /* one 32-bit read per lane: an f32 element, or two f16 halves that lie side
+                 * by side (A row-major, B column-major), low half first (little-endian host) */
+                for (int l = 0; l < 32; l++)
+                    memcpy(&x[l], h0 + lane0[l], 4);
+            } else if (j < 4) {
+                for (int l = 0; l < 32; l++) {
                     uint16_t a16, b16;
                     memcpy(&a16, h0 + lane0[l], 2);
                     memcpy(&b16, h1 + lane0[l], 2);
-                    lo = a16;
-                    hi = (uint32_t)b16 << 16;
-                } else {
-                    memcpy(&lo, h0 + lane0[l], 4);
+                    x[l] = a16 | (uint32_t)b16 << 16;
                 }
-                x[l] = lo | hi;
             }
             if (slot < 0)
                 continue;

@@ -419,24 +419,82 @@ wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
     return WL_OK;
 }
 
-/* The fragment layout of xwmma_coord as array indices (row * 16 + column): element i of lane
- * l of A, C and D at pa[l] + qa[i], of B at pb[l] + qb[i]. */
-static void wmma_index(int *pa, int *qa, int *pb, int *qb)
+/* Pieces of xmma_wmma's copies between fragments and matrices (SSE2, part of every x86-64;
+ * elsewhere the loops). */
+/* dst[0..8) = the eight 16-bit halves of src[0..4), each one's low half first (little-endian
+ * host): four lanes' A elements, one row's eight. */
+static inline void widen8(uint32_t *dst, const uint32_t *src)
 {
-    for (int l = 0; l < 32; l++) {
-        int r, c;
-        xwmma_coord(0, l, 0, &r, &c);
-        pa[l] = r * 16 + c;
-        xwmma_coord(1, l, 0, &r, &c);
-        pb[l] = r * 16 + c;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src), z = _mm_setzero_si128();
+    _mm_storeu_si128((__m128i *)(void *)dst, _mm_unpacklo_epi16(v, z));
+    _mm_storeu_si128((__m128i *)(void *)(dst + 4), _mm_unpackhi_epi16(v, z));
+#else
+    for (int e = 0; e < 4; e++) {
+        dst[2 * e] = src[e] & 0xffff;
+        dst[2 * e + 1] = src[e] >> 16;
     }
-    for (int i = 0; i < 8; i++) { /* lane 0's element 0 is (0, 0) in both */
-        int r, c;
-        xwmma_coord(0, 0, i, &r, &c);
-        qa[i] = r * 16 + c;
-        xwmma_coord(1, 0, i, &r, &c);
-        qb[i] = r * 16 + c;
+#endif
+}
+
+/* dst[0..8) = a[0], b[0], a[1], b[1], ...: four lanes' C elements of two registers, a row's
+ * eight. */
+static inline void zip8(uint32_t *dst, const uint32_t *a, const uint32_t *b)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a);
+    __m128i y = _mm_loadu_si128((const __m128i *)(const void *)b);
+    _mm_storeu_si128((__m128i *)(void *)dst, _mm_unpacklo_epi32(x, y));
+    _mm_storeu_si128((__m128i *)(void *)(dst + 4), _mm_unpackhi_epi32(x, y));
+#else
+    for (int t = 0; t < 4; t++) {
+        dst[2 * t] = a[t];
+        dst[2 * t + 1] = b[t];
     }
+#endif
+}
+
+/* zip8's inverse: a[t] = src[2t], b[t] = src[2t + 1] (D's row of eight to two registers). */
+static inline void unzip8(uint32_t *a, uint32_t *b, const uint32_t *src)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __m128 p = _mm_loadu_ps((const float *)(const void *)src);
+    __m128 q = _mm_loadu_ps((const float *)(const void *)(src + 4));
+    _mm_storeu_ps((float *)(void *)a, _mm_shuffle_ps(p, q, _MM_SHUFFLE(2, 0, 2, 0)));
+    _mm_storeu_ps((float *)(void *)b, _mm_shuffle_ps(p, q, _MM_SHUFFLE(3, 1, 3, 1)));
+#else
+    for (int t = 0; t < 4; t++) {
+        a[t] = src[2 * t];
+        b[t] = src[2 * t + 1];
+    }
+#endif
+}
+
+/* B's register of the 16 lanes src[0..16) (groups g = 0..3, lanes 4g + t) into rows 2t
+ * (low halves) and 2t + 1 (high halves) of a 16-wide matrix, columns col[0..4) (the groups):
+ * a 4 x 4 transpose, then the halves apart. */
+static inline void split_cols(uint32_t *col, const uint32_t *src)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __m128 r0 = _mm_loadu_ps((const float *)(const void *)src);
+    __m128 r1 = _mm_loadu_ps((const float *)(const void *)(src + 4));
+    __m128 r2 = _mm_loadu_ps((const float *)(const void *)(src + 8));
+    __m128 r3 = _mm_loadu_ps((const float *)(const void *)(src + 12));
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3); /* row t now holds lanes t, 4 + t, 8 + t, 12 + t */
+    const __m128i lo16 = _mm_set1_epi32(0xffff);
+    __m128i c[4] = {_mm_castps_si128(r0), _mm_castps_si128(r1), _mm_castps_si128(r2),
+                    _mm_castps_si128(r3)};
+    for (int t = 0; t < 4; t++) {
+        _mm_storeu_si128((__m128i *)(void *)(col + 2 * t * 16), _mm_and_si128(c[t], lo16));
+        _mm_storeu_si128((__m128i *)(void *)(col + (2 * t + 1) * 16), _mm_srli_epi32(c[t], 16));
+    }
+#else
+    for (int t = 0; t < 4; t++)
+        for (int g = 0; g < 4; g++) {
+            col[2 * t * 16 + g] = src[4 * g + t] & 0xffff;
+            col[(2 * t + 1) * 16 + g] = src[4 * g + t] >> 16;
+        }
+#endif
 }
 
 /* wmma.mma.sync m16n16k16: D = A x B + C over the warp's fragments (exec_int.h: xwmma_coord),
@@ -453,43 +511,53 @@ wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
     const int fmt = bf16 ? XM_BF16 : XM_F16;
     xmul x;
     x.nonfin = 0;
-    /* the inputs' bits in matrix order (A[r][k], B[k][n], C[r][n]), then decoded together */
+    /* the inputs' bits in matrix order (A[r][k], B[k][n], C[r][n]), then decoded together.
+     * In xwmma_coord's layout the four lanes 4g .. 4g + 3 of a group hold eight consecutive
+     * elements of one row of A (register j's two halves: row g + 8 (j & 1), columns
+     * 8 (j >> 1) ..) and of C and D (registers 2k and 2k + 1, alternating: row g + 8 (k & 1),
+     * columns 8 (k >> 1) ..), so each group's piece is one contiguous copy, which the compiler
+     * vectorises (it was 64 indexed stores per register: 3 % of tc_gemm's host instructions).
+     * B's pieces run down a column (row 2t + (i & 1) + 8 ((i >> 1) & 1), column g + 8 (i >> 2)):
+     * element by element. */
     uint32_t ua[MMA_M][MMA_KMAX], ub[MMA_KMAX][MMA_M], uc[MMA_M][MMA_M];
-    /* xwmma_coord's position of element i of lane l as an index into a 16 x 16 array: lane l's
-     * element 0 plus a step of i (A, C, D: pa[l] + qa[i]; B: pb[l] + qb[i]) */
-    int pa[32], pb[32], qa[8], qb[8];
-    wmma_index(pa, qa, pb, qb);
-    for (int i = 0; i < 8; i++) { /* element i of every lane: register i / 2 of a and b, i of c */
-        uint32_t ra[32], rb[32], rc[32];
-        lanes32(oa, i >> 1, regs, ra);
-        lanes32(ob, i >> 1, regs, rb);
-        lanes32(&oc[i >> 2], i & 3, regs, rc);
-        int sh = 16 * (i & 1);
-        uint32_t *a0 = &ua[0][0] + qa[i], *b0 = &ub[0][0] + qb[i], *c0 = &uc[0][0] + qa[i];
-        for (int l = 0; l < 32; l++) {
-            a0[pa[l]] = ra[l] >> sh & 0xffff;
-            c0[pa[l]] = rc[l];
-            b0[pb[l]] = rb[l] >> sh & 0xffff;
-        }
-    }
-    _Static_assert(MMA_M == MMA_KMAX, "A, B and C of wmma are 16 x 16 arrays alike");
+    _Static_assert(MMA_M == 16 && MMA_KMAX == 16, "A, B and C of wmma are 16 x 16 arrays");
+    uint32_t rr[8][32];
+    for (int j = 0; j < 4; j++)
+        lanes32(oa, j, regs, rr[j]);
+    for (int j = 0; j < 4; j++)
+        for (int g = 0; g < 8; g++)
+            widen8(&ua[g + 8 * (j & 1)][8 * (j >> 1)], &rr[j][4 * g]);
+    for (int j = 0; j < 4; j++)
+        lanes32(ob, j, regs, rr[j]);
+    for (int j = 0; j < 4; j++)
+        for (int h = 0; h < 2; h++) /* lanes 16h .. 16h + 15: columns 8 (j >> 1) + 4h .. */
+            split_cols(&ub[8 * (j & 1)][8 * (j >> 1) + 4 * h], &rr[j][16 * h]);
+    for (int i = 0; i < 8; i++)
+        lanes32(&oc[i >> 2], i & 3, regs, rr[i]);
+    for (int k = 0; k < 4; k++)
+        for (int g = 0; g < 8; g++)
+            zip8(&uc[g + 8 * (k & 1)][8 * (k >> 1)], &rr[2 * k][4 * g], &rr[2 * k + 1][4 * g]);
     decode_terms(&ua[0][0], 256, fmt, &x.av[0][0], &x.ae[0][0], &x.nonfin);
     decode_terms(&ub[0][0], 256, fmt, &x.bv[0][0], &x.be[0][0], &x.nonfin);
     decode_terms(&uc[0][0], 256, XM_F32, &x.cv[0][0], &x.ce[0][0], &x.nonfin);
     uint32_t dm[MMA_M][MMA_M];
     xmul_run(&x, 16, 16, dm);
-    for (int i = 0; i < 8; i++) {
-        const xop *o = &od[i >> 2];
-        int32_t slot = o->vec[i & 3];
-        if (slot < 0)
-            continue;
-        const uint32_t *d0 = &dm[0][0] + qa[i];
-        if (o->vnw[i & 3])
-            for (int l = 0; l < 32; l++)
-                XN(regs, slot)[l] = d0[pa[l]];
-        else
-            for (int l = 0; l < 32; l++)
-                XR(regs, slot)[l] = d0[pa[l]];
+    for (int k = 0; k < 4; k++) { /* registers 2k and 2k + 1 of D: C's layout */
+        uint32_t v[2][32];
+        for (int g = 0; g < 8; g++)
+            unzip8(&v[0][4 * g], &v[1][4 * g], &dm[g + 8 * (k & 1)][8 * (k >> 1)]);
+        for (int h = 0; h < 2; h++) {
+            const int i = 2 * k + h;
+            const xop *o = &od[i >> 2];
+            int32_t slot = o->vec[i & 3];
+            if (slot < 0)
+                continue;
+            if (o->vnw[i & 3])
+                memcpy(XN(regs, slot), v[h], sizeof v[h]);
+            else
+                for (int l = 0; l < 32; l++)
+                    XR(regs, slot)[l] = v[h][l];
+        }
     }
     return WL_OK;
 }
