@@ -374,6 +374,17 @@ static inline void lanes32(const xop *o, int e, const uint64_t *regs, uint32_t *
             v[l] = (uint32_t)XR(regs, s)[l];
 }
 
+/* lanes32 without the copy where the register is one of 32 bits: its lanes in place, else v
+ * filled. */
+static inline const uint32_t *lanes32_at(const xop *o, int e, const uint64_t *regs, uint32_t *v)
+{
+    int32_t s = o->vec[e];
+    if (s >= 0 && o->vnw[e])
+        return XNC(regs, s);
+    lanes32(o, e, regs, v);
+    return v;
+}
+
 wl_status xmma_need_all(const exec_block *b, int warp, const xinsn *in, uint32_t m, diag_t *d)
 {
     return exec_fail(b, warp, __builtin_ctz(~m), in, WL_EFAULT, d,
@@ -515,28 +526,29 @@ wl_status xmma_wmma(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
      * In xwmma_coord's layout the four lanes 4g .. 4g + 3 of a group hold eight consecutive
      * elements of one row of A (register j's two halves: row g + 8 (j & 1), columns
      * 8 (j >> 1) ..) and of C and D (registers 2k and 2k + 1, alternating: row g + 8 (k & 1),
-     * columns 8 (k >> 1) ..), so each group's piece is one contiguous copy, which the compiler
-     * vectorises (it was 64 indexed stores per register: 3 % of tc_gemm's host instructions).
-     * B's pieces run down a column (row 2t + (i & 1) + 8 ((i >> 1) & 1), column g + 8 (i >> 2)):
-     * element by element. */
+     * columns 8 (k >> 1) ..), so each group's piece is one copy (widen8, zip8, unzip8: it was
+     * 64 indexed stores per register, 3 % of tc_gemm's host instructions). B's pieces run down
+     * a column (row 2t + (i & 1) + 8 ((i >> 1) & 1), column g + 8 (i >> 2)): a 4 x 4 transpose
+     * per four groups (split_cols). Registers of 32 bits are read in place (lanes32_at). */
     uint32_t ua[MMA_M][MMA_KMAX], ub[MMA_KMAX][MMA_M], uc[MMA_M][MMA_M];
     _Static_assert(MMA_M == 16 && MMA_KMAX == 16, "A, B and C of wmma are 16 x 16 arrays");
     uint32_t rr[8][32];
-    for (int j = 0; j < 4; j++)
-        lanes32(oa, j, regs, rr[j]);
-    for (int j = 0; j < 4; j++)
+    for (int j = 0; j < 4; j++) {
+        const uint32_t *r = lanes32_at(oa, j, regs, rr[j]);
         for (int g = 0; g < 8; g++)
-            widen8(&ua[g + 8 * (j & 1)][8 * (j >> 1)], &rr[j][4 * g]);
-    for (int j = 0; j < 4; j++)
-        lanes32(ob, j, regs, rr[j]);
-    for (int j = 0; j < 4; j++)
+            widen8(&ua[g + 8 * (j & 1)][8 * (j >> 1)], &r[4 * g]);
+    }
+    for (int j = 0; j < 4; j++) {
+        const uint32_t *r = lanes32_at(ob, j, regs, rr[j]);
         for (int h = 0; h < 2; h++) /* lanes 16h .. 16h + 15: columns 8 (j >> 1) + 4h .. */
-            split_cols(&ub[8 * (j & 1)][8 * (j >> 1) + 4 * h], &rr[j][16 * h]);
-    for (int i = 0; i < 8; i++)
-        lanes32(&oc[i >> 2], i & 3, regs, rr[i]);
-    for (int k = 0; k < 4; k++)
+            split_cols(&ub[8 * (j & 1)][8 * (j >> 1) + 4 * h], &r[16 * h]);
+    }
+    for (int k = 0; k < 4; k++) {
+        const uint32_t *r0 = lanes32_at(&oc[k >> 1], (2 * k) & 3, regs, rr[2 * k]);
+        const uint32_t *r1 = lanes32_at(&oc[k >> 1], (2 * k + 1) & 3, regs, rr[2 * k + 1]);
         for (int g = 0; g < 8; g++)
-            zip8(&uc[g + 8 * (k & 1)][8 * (k >> 1)], &rr[2 * k][4 * g], &rr[2 * k + 1][4 * g]);
+            zip8(&uc[g + 8 * (k & 1)][8 * (k >> 1)], &r0[4 * g], &r1[4 * g]);
+    }
     decode_terms(&ua[0][0], 256, fmt, &x.av[0][0], &x.ae[0][0], &x.nonfin);
     decode_terms(&ub[0][0], 256, fmt, &x.bv[0][0], &x.be[0][0], &x.nonfin);
     decode_terms(&uc[0][0], 256, XM_F32, &x.cv[0][0], &x.ce[0][0], &x.nonfin);
