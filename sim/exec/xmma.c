@@ -25,6 +25,7 @@
 #include <math.h>
 #include <string.h>
 #if defined(__x86_64__) && defined(__GNUC__)
+#define XM_X86 1 /* SSE2 always, AVX2 where the host has it (checked at run time) */
 #include <immintrin.h>
 #endif
 
@@ -226,7 +227,7 @@ static void rows_scalar(const xmul *x, int k, int nc, uint32_t d[MMA_M][MMA_M])
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef XM_X86
 #define XM_AVX2 __attribute__((target("avx2")))
 
 /* 2^n in each of four doubles, for -1022 <= n <= 1023 (pow2). */
@@ -332,7 +333,7 @@ XM_AVX2 static void rows_avx2(const xmul *x, int k, int nc, uint32_t d[MMA_M][MM
  * IEEE plain sum instead (their row's values above are then not used). */
 static inline void xmul_run(const xmul *x, int k, int nc, uint32_t d[MMA_M][MMA_M])
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef XM_X86
     if (__builtin_cpu_supports("avx2"))
         rows_avx2(x, k, nc, d);
     else
@@ -436,7 +437,7 @@ wl_status xmma_exec(exec_block *b, int warp, const xinsn *in, uint64_t *regs, ui
  * host): four lanes' A elements, one row's eight. */
 static inline void widen8(uint32_t *dst, const uint32_t *src)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef XM_X86
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src), z = _mm_setzero_si128();
     _mm_storeu_si128((__m128i *)(void *)dst, _mm_unpacklo_epi16(v, z));
     _mm_storeu_si128((__m128i *)(void *)(dst + 4), _mm_unpackhi_epi16(v, z));
@@ -452,7 +453,7 @@ static inline void widen8(uint32_t *dst, const uint32_t *src)
  * eight. */
 static inline void zip8(uint32_t *dst, const uint32_t *a, const uint32_t *b)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef XM_X86
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a);
     __m128i y = _mm_loadu_si128((const __m128i *)(const void *)b);
     _mm_storeu_si128((__m128i *)(void *)dst, _mm_unpacklo_epi32(x, y));
@@ -468,7 +469,7 @@ static inline void zip8(uint32_t *dst, const uint32_t *a, const uint32_t *b)
 /* zip8's inverse: a[t] = src[2t], b[t] = src[2t + 1] (D's row of eight to two registers). */
 static inline void unzip8(uint32_t *a, uint32_t *b, const uint32_t *src)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef XM_X86
     __m128 p = _mm_loadu_ps((const float *)(const void *)src);
     __m128 q = _mm_loadu_ps((const float *)(const void *)(src + 4));
     _mm_storeu_ps((float *)(void *)a, _mm_shuffle_ps(p, q, _MM_SHUFFLE(2, 0, 2, 0)));
@@ -486,7 +487,7 @@ static inline void unzip8(uint32_t *a, uint32_t *b, const uint32_t *src)
  * a 4 x 4 transpose, then the halves apart. */
 static inline void split_cols(uint32_t *col, const uint32_t *src)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef XM_X86
     __m128 r0 = _mm_loadu_ps((const float *)(const void *)src);
     __m128 r1 = _mm_loadu_ps((const float *)(const void *)(src + 4));
     __m128 r2 = _mm_loadu_ps((const float *)(const void *)(src + 8));
