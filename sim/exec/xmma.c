@@ -362,27 +362,18 @@ static uint32_t vget(const xop *o, const uint64_t *regs, int e, int l)
     return s < 0 ? 0 : (uint32_t)xslot_get(regs, s, o->vnw[e], l);
 }
 
-/* The 32 lanes of element e of vector operand o (the low 32 bits; a sink reads as 0). */
-static inline void lanes32(const xop *o, int e, const uint64_t *regs, uint32_t *v)
+/* The 32 lanes of element e of vector operand o (the low 32 bits; a sink reads as 0): a
+ * register of 32 bits in place, any other copied into v. */
+static inline const uint32_t *lanes32_at(const xop *o, int e, const uint64_t *regs, uint32_t *v)
 {
     int32_t s = o->vec[e];
     if (s < 0)
         memset(v, 0, 32 * sizeof *v);
     else if (o->vnw[e])
-        memcpy(v, XNC(regs, s), 32 * sizeof *v);
+        return XNC(regs, s);
     else
         for (int l = 0; l < 32; l++)
             v[l] = (uint32_t)XR(regs, s)[l];
-}
-
-/* lanes32 without the copy where the register is one of 32 bits: its lanes in place, else v
- * filled. */
-static inline const uint32_t *lanes32_at(const xop *o, int e, const uint64_t *regs, uint32_t *v)
-{
-    int32_t s = o->vec[e];
-    if (s >= 0 && o->vnw[e])
-        return XNC(regs, s);
-    lanes32(o, e, regs, v);
     return v;
 }
 
